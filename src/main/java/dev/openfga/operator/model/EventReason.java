@@ -1,0 +1,37 @@
+package dev.openfga.operator.model;
+
+/** Reasons of the Kubernetes Events the operator puts on a Deployment. */
+public enum EventReason {
+  /** Normal: a migration Job was created. */
+  MigrationStarted(false),
+  /** Normal: the migration Job completed and the version was recorded. */
+  MigrationSucceeded(false),
+  /** Warning: the migration Job failed; says when the operator retries. */
+  MigrationFailed(true),
+  /** Warning: a Job the operator does not own holds the migration Job's name. */
+  MigrationJobConflict(true),
+  /** Warning: a ConfigMap the operator does not own holds the status ConfigMap's name. */
+  MigrationStatusConflict(true),
+  /** Normal: the legacy Helm hook Job of the same release was deleted so the operator can run. */
+  LegacyHookJobAdopted(false),
+  /** Normal: the datastore engine needs no migration Job (memory, sqlite). */
+  MigrationSkipped(false),
+  /** Warning: the container named by openfga.dev/container-name is not in the pod template. */
+  ContainerNotFound(true),
+  /** Warning: an openfga.dev/ annotation or the container image cannot be used. */
+  InvalidConfiguration(true);
+
+  private final boolean warning;
+
+  EventReason(boolean warning) {
+    this.warning = warning;
+  }
+
+  public boolean warning() {
+    return warning;
+  }
+
+  public String type() {
+    return warning ? "Warning" : "Normal";
+  }
+}

@@ -1,0 +1,80 @@
+package dev.openfga.operator.model;
+
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * The OpenFGA version a container image stands for: its digest when pinned by digest
+ * ({@code repo:tag@sha256:...} gives the digest), else its tag, else {@code latest}. A registry
+ * port ({@code host:5000/repo}) is not a tag.
+ */
+public final class ImageVersion {
+  private ImageVersion() {}
+
+  private static final Pattern TAG = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}");
+  private static final Pattern DIGEST =
+      Pattern.compile("[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[A-Za-z0-9=_-]+");
+  private static final Pattern REPOSITORY =
+      Pattern.compile("[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*");
+
+  /** The version, or empty when the reference cannot be parsed (blank, bad tag or digest). */
+  public static Optional<String> of(String image) {
+    if (image == null || image.isBlank() || !image.equals(image.strip())) {
+      return Optional.empty();
+    }
+    String reference = image;
+    String digest = null;
+    int at = image.lastIndexOf('@');
+    if (at >= 0) {
+      digest = image.substring(at + 1);
+      reference = image.substring(0, at);
+      if (!DIGEST.matcher(digest).matches()) {
+        return Optional.empty();
+      }
+    }
+    int slash = reference.lastIndexOf('/');
+    String lastSegment = reference.substring(slash + 1);
+    int colon = lastSegment.lastIndexOf(':');
+    String tag = colon >= 0 ? lastSegment.substring(colon + 1) : null;
+    String path = colon >= 0 ? reference.substring(0, slash + 1 + colon) : reference;
+    if (tag != null && !TAG.matcher(tag).matches()) {
+      return Optional.empty();
+    }
+    if (!validPath(path)) {
+      return Optional.empty();
+    }
+    if (digest != null) {
+      return Optional.of(digest);
+    }
+    return Optional.of(tag != null ? tag : "latest");
+  }
+
+  /** Accepts {@code [registry[:port]/]repository}; the registry part is checked loosely. */
+  private static boolean validPath(String path) {
+    if (path.isEmpty()) {
+      return false;
+    }
+    int slash = path.indexOf('/');
+    if (slash > 0) {
+      String first = path.substring(0, slash);
+      if (first.contains(".") || first.contains(":") || first.equals("localhost")) {
+        return first.matches("[A-Za-z0-9.-]+(:[0-9]+)?") && REPOSITORY.matcher(path.substring(slash + 1)).matches();
+      }
+    }
+    return REPOSITORY.matcher(path).matches();
+  }
+
+  /**
+   * The version as a label value: {@code :} becomes {@code _}, cut to 63 characters, and trimmed
+   * so that it starts and ends with a letter or digit. The full version goes in an annotation.
+   */
+  public static String labelValue(String version) {
+    String value = version.replace(':', '_');
+    if (value.length() > 63) {
+      value = value.substring(0, 63);
+    }
+    value = value.replaceAll("[^A-Za-z0-9_.-]", "_");
+    value = value.replaceAll("^[^A-Za-z0-9]+", "").replaceAll("[^A-Za-z0-9]+$", "");
+    return value;
+  }
+}

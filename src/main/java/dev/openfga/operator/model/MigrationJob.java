@@ -1,0 +1,319 @@
+package dev.openfga.operator.model;
+
+import io.fabric8.kubernetes.api.model.AffinityBuilder;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.EnvVarBuilder;
+import io.fabric8.kubernetes.api.model.LocalObjectReferenceBuilder;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.api.model.PodSecurityContextBuilder;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder;
+import io.fabric8.kubernetes.api.model.SecurityContextBuilder;
+import io.fabric8.kubernetes.api.model.TolerationBuilder;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.VolumeBuilder;
+import io.fabric8.kubernetes.api.model.VolumeMount;
+import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
+import io.fabric8.kubernetes.api.model.batch.v1.JobCondition;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+/** The migration Job built from a Deployment, and what the operator reads back from Jobs. */
+public final class MigrationJob {
+  private MigrationJob() {}
+
+  /** Variables {@code openfga migrate} reads besides {@code OPENFGA_DATASTORE_*}. */
+  static final Set<String> MIGRATE_ENV =
+      Set.of(
+          "OPENFGA_TIMEOUT",
+          "OPENFGA_VERBOSE",
+          "OPENFGA_LOG_FORMAT",
+          "OPENFGA_LOG_LEVEL",
+          "OPENFGA_LOG_TIMESTAMP_FORMAT");
+
+  static final String DATASTORE_PREFIX = "OPENFGA_DATASTORE_";
+
+  private static final Pattern REFERENCE = Pattern.compile("\\$\\(([A-Za-z_][A-Za-z0-9_.-]*)\\)");
+
+  /** Settings that come from the operator's flags. */
+  public record Spec(int backoffLimit, long activeDeadlineSeconds) {}
+
+  /**
+   * Builds the Job from scratch: nothing of the Deployment is shared with the result. No TTL at
+   * creation, so the Job cannot vanish before its result is recorded.
+   */
+  public static Job build(
+      Deployment deployment,
+      Container container,
+      String version,
+      Optional<String> serviceAccount,
+      Spec spec) {
+    PodSpec pod = deployment.getSpec().getTemplate().getSpec();
+    List<VolumeMount> mounts = list(container.getVolumeMounts());
+    Set<String> mounted =
+        mounts.stream().map(VolumeMount::getName).collect(Collectors.toCollection(LinkedHashSet::new));
+    List<Volume> volumes =
+        list(pod.getVolumes()).stream()
+            .filter(v -> mounted.contains(v.getName()))
+            .map(v -> new VolumeBuilder(v).build())
+            .toList();
+
+    Container migrate =
+        new ContainerBuilder()
+            .withName(Keys.MIGRATION_CONTAINER)
+            .withImage(container.getImage())
+            .withImagePullPolicy(container.getImagePullPolicy())
+            .withArgs(Keys.MIGRATE_ARG)
+            .withEnv(filterEnv(list(container.getEnv())))
+            .withVolumeMounts(mounts.stream().map(m -> new VolumeMountBuilder(m).build()).toList())
+            .withResources(
+                container.getResources() == null
+                    ? null
+                    : new ResourceRequirementsBuilder(container.getResources()).build())
+            .withSecurityContext(
+                container.getSecurityContext() == null
+                    ? null
+                    : new SecurityContextBuilder(container.getSecurityContext()).build())
+            .build();
+
+    String name = deployment.getMetadata().getName();
+    return new JobBuilder()
+        .withNewMetadata()
+        .withName(Names.job(name))
+        .withNamespace(deployment.getMetadata().getNamespace())
+        .withLabels(labels(version))
+        .withAnnotations(Map.of(Keys.DESIRED_VERSION, version))
+        .withOwnerReferences(ownerReference(deployment))
+        .endMetadata()
+        .withNewSpec()
+        .withBackoffLimit(spec.backoffLimit())
+        .withActiveDeadlineSeconds(spec.activeDeadlineSeconds())
+        .withNewTemplate()
+        .withNewMetadata()
+        .withLabels(podLabels())
+        .endMetadata()
+        .withNewSpec()
+        .withRestartPolicy("Never")
+        .withServiceAccountName(serviceAccount.orElse(pod.getServiceAccountName()))
+        .withImagePullSecrets(
+            list(pod.getImagePullSecrets()).stream()
+                .map(s -> new LocalObjectReferenceBuilder(s).build())
+                .toList())
+        .withSecurityContext(
+            pod.getSecurityContext() == null
+                ? null
+                : new PodSecurityContextBuilder(pod.getSecurityContext()).build())
+        .withNodeSelector(pod.getNodeSelector() == null ? null : new LinkedHashMap<>(pod.getNodeSelector()))
+        .withTolerations(list(pod.getTolerations()).stream().map(t -> new TolerationBuilder(t).build()).toList())
+        .withAffinity(pod.getAffinity() == null ? null : new AffinityBuilder(pod.getAffinity()).build())
+        .withVolumes(volumes)
+        .withContainers(migrate)
+        .endSpec()
+        .endTemplate()
+        .endSpec()
+        .build();
+  }
+
+  static Map<String, String> labels(String version) {
+    Map<String, String> labels = new LinkedHashMap<>();
+    labels.put(Keys.PART_OF, Keys.PART_OF_OPENFGA);
+    labels.put(Keys.COMPONENT, Keys.COMPONENT_MIGRATION);
+    labels.put(Keys.MANAGED_BY, Keys.MANAGED_BY_OPERATOR);
+    String versionLabel = ImageVersion.labelValue(version);
+    if (!versionLabel.isEmpty()) {
+      labels.put(Keys.VERSION_LABEL, versionLabel);
+    }
+    return labels;
+  }
+
+  /** Never the Deployment's selector labels: the migration pod must not become an endpoint. */
+  static Map<String, String> podLabels() {
+    Map<String, String> labels = new LinkedHashMap<>();
+    labels.put(Keys.PART_OF, Keys.PART_OF_OPENFGA);
+    labels.put(Keys.COMPONENT, Keys.COMPONENT_MIGRATION);
+    return labels;
+  }
+
+  /** Controller reference without blockOwnerDeletion (that needs extra RBAC on OpenShift). */
+  public static OwnerReference ownerReference(Deployment deployment) {
+    return new OwnerReferenceBuilder()
+        .withApiVersion("apps/v1")
+        .withKind("Deployment")
+        .withName(deployment.getMetadata().getName())
+        .withUid(deployment.getMetadata().getUid())
+        .withController(true)
+        .build();
+  }
+
+  /**
+   * Keeps {@code OPENFGA_DATASTORE_*}, the variables {@code openfga migrate} reads, and every
+   * variable a kept value references as {@code $(NAME)}, in their original order.
+   */
+  static List<EnvVar> filterEnv(List<EnvVar> env) {
+    Set<String> keep = new LinkedHashSet<>();
+    for (EnvVar var : env) {
+      if (var.getName().startsWith(DATASTORE_PREFIX) || MIGRATE_ENV.contains(var.getName())) {
+        keep.add(var.getName());
+      }
+    }
+    boolean grew = true;
+    while (grew) {
+      grew = false;
+      for (EnvVar var : env) {
+        if (keep.contains(var.getName()) && var.getValue() != null) {
+          Matcher m = REFERENCE.matcher(var.getValue());
+          while (m.find()) {
+            grew |= keep.add(m.group(1));
+          }
+        }
+      }
+    }
+    List<EnvVar> kept = new ArrayList<>();
+    for (EnvVar var : env) {
+      if (keep.contains(var.getName())) {
+        kept.add(new EnvVarBuilder(var).build());
+      }
+    }
+    return kept;
+  }
+
+  /** The literal value of the first {@code OPENFGA_DATASTORE_ENGINE}, if it has one. */
+  public static Optional<String> literalEngine(Container container) {
+    return list(container.getEnv()).stream()
+        .filter(e -> Keys.ENGINE_ENV.equals(e.getName()))
+        .findFirst()
+        .map(EnvVar::getValue);
+  }
+
+  // ---- reading Jobs back ----
+
+  /** The version a Job migrates to: annotation, else the label; empty means never trusted. */
+  public static Optional<String> recordedVersion(Job job) {
+    String annotation = annotation(job, Keys.DESIRED_VERSION);
+    if (annotation != null && !annotation.isEmpty()) {
+      return Optional.of(annotation);
+    }
+    return Optional.empty();
+  }
+
+  public static boolean isFor(Job job, String version) {
+    Optional<String> recorded = recordedVersion(job);
+    if (recorded.isPresent()) {
+      return recorded.get().equals(version);
+    }
+    Map<String, String> labels = job.getMetadata().getLabels();
+    String label = labels == null ? null : labels.get(Keys.VERSION_LABEL);
+    return label != null && !label.isEmpty() && label.equals(ImageVersion.labelValue(version));
+  }
+
+  /** For messages: the annotation, else the label, else {@code unknown}. */
+  public static String describedVersion(Job job) {
+    return recordedVersion(job)
+        .orElseGet(
+            () -> {
+              Map<String, String> labels = job.getMetadata().getLabels();
+              String label = labels == null ? null : labels.get(Keys.VERSION_LABEL);
+              return label == null || label.isEmpty() ? "unknown" : label;
+            });
+  }
+
+  public static boolean hasCondition(Job job, String type) {
+    return condition(job, type).isPresent();
+  }
+
+  public static Optional<JobCondition> condition(Job job, String type) {
+    if (job.getStatus() == null || job.getStatus().getConditions() == null) {
+      return Optional.empty();
+    }
+    return job.getStatus().getConditions().stream()
+        .filter(c -> type.equals(c.getType()) && "True".equals(c.getStatus()))
+        .findFirst();
+  }
+
+  public static boolean isFailed(Job job) {
+    return hasCondition(job, "Failed") || hasCondition(job, "FailureTarget");
+  }
+
+  public static boolean isComplete(Job job) {
+    return hasCondition(job, "Complete");
+  }
+
+  /** The migration pod is up and running {@code openfga migrate}: never interrupt it. */
+  public static boolean isRunning(Job job) {
+    var status = job.getStatus();
+    return status != null
+        && status.getActive() != null
+        && status.getActive() > 0
+        && status.getReady() != null
+        && status.getReady() > 0;
+  }
+
+  public static boolean isTerminating(Job job) {
+    return job.getMetadata().getDeletionTimestamp() != null;
+  }
+
+  /** Carries the managed-by label and a controller reference to this Deployment. */
+  public static boolean isTrusted(Job job, Deployment deployment) {
+    Map<String, String> labels = job.getMetadata().getLabels();
+    return labels != null
+        && Keys.MANAGED_BY_OPERATOR.equals(labels.get(Keys.MANAGED_BY))
+        && Ownership.isControlledBy(job, deployment);
+  }
+
+  private static final Set<String> MIGRATION_HOOK_EVENTS =
+      Set.of("pre-install", "post-install", "pre-upgrade", "post-upgrade", "pre-rollback", "post-rollback");
+
+  /**
+   * The upstream chart's own Helm hook migration Job for the same release: managed by Helm, same
+   * instance/name/part-of/component labels as the Deployment (the chart version may differ) and a
+   * {@code helm.sh/hook} whose every event is an install/upgrade/rollback hook (the legacy default
+   * also lists {@code post-delete}).
+   */
+  public static boolean isLegacyHelmHook(Job job, Deployment deployment) {
+    Map<String, String> jl = job.getMetadata().getLabels();
+    Map<String, String> dl = deployment.getMetadata().getLabels();
+    if (jl == null || dl == null || !Keys.MANAGED_BY_HELM.equals(jl.get(Keys.MANAGED_BY))) {
+      return false;
+    }
+    for (String key : List.of(Keys.INSTANCE, Keys.NAME, Keys.PART_OF, Keys.COMPONENT)) {
+      String value = dl.get(key);
+      if (value == null || !value.equals(jl.get(key))) {
+        return false;
+      }
+    }
+    String hook = annotation(job, Keys.HELM_HOOK);
+    if (hook == null || hook.isBlank()) {
+      return false;
+    }
+    for (String event : hook.split(",")) {
+      String e = event.strip();
+      if (!MIGRATION_HOOK_EVENTS.contains(e) && !e.equals("post-delete")) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  static String annotation(Job job, String key) {
+    Map<String, String> annotations = job.getMetadata().getAnnotations();
+    return annotations == null ? null : annotations.get(key);
+  }
+
+  static <T> List<T> list(List<T> maybe) {
+    return maybe == null ? List.of() : maybe;
+  }
+}

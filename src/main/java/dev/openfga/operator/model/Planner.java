@@ -1,0 +1,385 @@
+package dev.openfga.operator.model;
+
+import dev.openfga.operator.model.Plan.Next;
+import dev.openfga.operator.model.Plan.State;
+import dev.openfga.operator.model.Step.ClearRetryAfter;
+import dev.openfga.operator.model.Step.CreateJob;
+import dev.openfga.operator.model.Step.DeleteJob;
+import dev.openfga.operator.model.Step.Emit;
+import dev.openfga.operator.model.Step.PatchJob;
+import dev.openfga.operator.model.Step.RepairStatusOwner;
+import dev.openfga.operator.model.Step.Scale;
+import dev.openfga.operator.model.Step.SetConditions;
+import dev.openfga.operator.model.Step.SetRetryAfter;
+import dev.openfga.operator.model.Step.WriteStatus;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.stream.Collectors;
+
+/**
+ * The decision: a pure function of an {@link Observation} (and the operator's {@link Policy}) to
+ * a {@link Plan}. SPEC section 4, rule by rule; no client, no clock, no I/O.
+ */
+public final class Planner {
+  private final Policy policy;
+
+  public Planner(Policy policy) {
+    this.policy = Objects.requireNonNull(policy);
+  }
+
+  public Plan plan(Observation o) {
+    Deployment d = o.deployment();
+    // Rule 1: discovery labels and the exact opt-in, re-checked for every request.
+    if (!DeploymentSettings.isDiscovered(d)) {
+      return Plan.ignored("not an OpenFGA Deployment (discovery labels missing)");
+    }
+    DeploymentSettings s = DeploymentSettings.of(d);
+    if (!s.optedIn()) {
+      return Plan.ignored("migration not enabled for this Deployment");
+    }
+    List<Step> steps = new ArrayList<>();
+    for (String problem : s.problems()) {
+      steps.add(new Emit(EventReason.InvalidConfiguration, problem, "invalid/" + problem));
+    }
+    String ref = ref(d);
+
+    // Rule 2: the container to migrate with.
+    if (s.containerName() == null) {
+      return blocked(steps, "deployment " + ref + ": " + s.problems().get(0));
+    }
+    List<Container> containers = containers(d);
+    Optional<Container> container =
+        containers.stream().filter(c -> s.containerName().equals(c.getName())).findFirst();
+    if (container.isEmpty()) {
+      String problem =
+          "container \""
+              + s.containerName()
+              + "\" not found in deployment "
+              + ref
+              + " (containers: "
+              + containers.stream().map(Container::getName).collect(Collectors.joining(", "))
+              + "); set annotation "
+              + Keys.CONTAINER_NAME;
+      steps.add(new Emit(EventReason.ContainerNotFound, problem, "container/" + problem));
+      return blocked(steps, problem);
+    }
+    Container c = container.get();
+
+    // Rule 3: desired version from the image.
+    Optional<String> desired = ImageVersion.of(c.getImage());
+    if (desired.isEmpty()) {
+      String problem =
+          "image \"" + c.getImage() + "\" of container " + c.getName() + " in deployment " + ref
+              + " cannot be parsed";
+      steps.add(new Emit(EventReason.InvalidConfiguration, problem, "image/" + problem));
+      return blocked(steps, problem);
+    }
+    String version = desired.get();
+
+    // Rule 4: engines that need no Job.
+    String engine = MigrationJob.literalEngine(c).map(e -> e.toLowerCase(Locale.ROOT)).orElse("");
+    if (engine.equals("memory") || engine.equals("sqlite")) {
+      if (engine.equals("sqlite")) {
+        steps.add(
+            new Emit(
+                EventReason.MigrationSkipped,
+                "Datastore engine sqlite: the database file lives in the pod, so no migration Job"
+                    + " is run; OpenFGA migrates it itself",
+                "skipped/sqlite"));
+      }
+      restoreReplicas(d, s, steps);
+      return new Plan(State.SKIPPED, "datastore engine " + engine + ": no migration", steps, done());
+    }
+
+    // Rule 5: the recorded version, and collisions on the status ConfigMap's name.
+    Optional<String> recorded = Optional.empty();
+    if (o.statusConfigMap().isPresent()) {
+      StatusRecord.Reading reading = StatusRecord.read(o.statusConfigMap().get(), d);
+      if (reading instanceof StatusRecord.Reading.Collision collision) {
+        steps.add(
+            new Emit(
+                EventReason.MigrationStatusConflict,
+                collision.problem(),
+                "status-conflict/" + collision.problem()));
+        return blocked(steps, collision.problem());
+      }
+      StatusRecord.Reading.Recorded r = (StatusRecord.Reading.Recorded) reading;
+      if (r.ownerNeedsRepair()) {
+        steps.add(new RepairStatusOwner());
+      }
+      recorded = r.version();
+    }
+
+    if (recorded.isPresent() && recorded.get().equals(version)) {
+      return upToDate(o, s, version, steps);
+    }
+    return migrationNeeded(o, s, c, version, recorded, steps);
+  }
+
+  /** Rule 6: the database is at the desired version. */
+  private Plan upToDate(Observation o, DeploymentSettings s, String version, List<Step> steps) {
+    Deployment d = o.deployment();
+    Optional<Job> found = o.job().filter(j -> MigrationJob.isTrusted(j, d));
+    if (found.isPresent()) {
+      Job job = found.get();
+      if (MigrationJob.isTerminating(job)) {
+        return new Plan(State.UP_TO_DATE, "waiting for Job deletion", steps, after(Timing.SHORT));
+      }
+      if (MigrationJob.isFailed(job)) {
+        return failed(o, s, job, steps);
+      }
+      if (!MigrationJob.isFor(job, version) || !MigrationJob.isComplete(job)) {
+        if (MigrationJob.isRunning(job)) {
+          return new Plan(
+              State.UP_TO_DATE,
+              "up to date; letting the running Job for "
+                  + MigrationJob.describedVersion(job)
+                  + " finish",
+              steps,
+              after(Timing.WHILE_RUNNING));
+        }
+        steps.add(new DeleteJob("leftover Job for " + MigrationJob.describedVersion(job)));
+        return new Plan(State.UP_TO_DATE, "deleting leftover Job", steps, after(Timing.SHORT));
+      }
+      armSuccessTtl(job, steps);
+    }
+    FailedCondition.cleared(d, o.now())
+        .ifPresent(c -> steps.add(new SetConditions(c, Keys.CONDITION_TYPE + "=False")));
+    restoreReplicas(d, s, steps);
+    return new Plan(State.UP_TO_DATE, "up to date at " + version, steps, done());
+  }
+
+  /** Rule 7: the recorded version differs from the desired one. */
+  private Plan migrationNeeded(
+      Observation o,
+      DeploymentSettings s,
+      Container container,
+      String version,
+      Optional<String> recorded,
+      List<Step> steps) {
+    Deployment d = o.deployment();
+    Instant now = o.now();
+    String jobName = Names.job(d.getMetadata().getName());
+    if (o.job().isEmpty()) {
+      if (s.retryAfter().isPresent() && now.isBefore(s.retryAfter().get())) {
+        return new Plan(
+            State.COOLDOWN,
+            "waiting for the retry deadline " + Timestamps.format(s.retryAfter().get()),
+            steps,
+            after(Timing.until(now, s.retryAfter().get())));
+      }
+      Job job = MigrationJob.build(d, container, version, s.serviceAccount(), policy.jobSpec());
+      steps.add(new CreateJob(job, version));
+      if (s.retryAfter().isPresent()) {
+        steps.add(new Step.ClearRetryAfter());
+      }
+      steps.add(
+          new Emit(
+              EventReason.MigrationStarted,
+              "Created migration Job "
+                  + jobName
+                  + " for version "
+                  + version
+                  + recorded.map(r -> " (recorded version " + r + ")").orElse(" (first install)"),
+              "started/" + version + "/" + Timestamps.format(now)));
+      return new Plan(
+          State.MIGRATING,
+          "migration needed: recorded " + recorded.orElse("none") + ", desired " + version,
+          steps,
+          after(Timing.AFTER_CREATE));
+    }
+
+    Job job = o.job().get();
+    if (MigrationJob.isTerminating(job)) {
+      return new Plan(State.MIGRATING, "waiting for Job deletion", steps, after(Timing.SHORT));
+    }
+    if (!MigrationJob.isTrusted(job, d)) {
+      if (MigrationJob.isLegacyHelmHook(job, d)) {
+        steps.add(new DeleteJob("legacy Helm hook Job of the same release"));
+        steps.add(
+            new Emit(
+                EventReason.LegacyHookJobAdopted,
+                "Deleted the legacy Helm hook migration Job "
+                    + job.getMetadata().getName()
+                    + "; the operator runs migrations from now on",
+                "legacy/" + job.getMetadata().getUid()));
+        return new Plan(State.MIGRATING, "adopting legacy Helm hook Job", steps, after(Timing.SHORT));
+      }
+      String problem =
+          "migration Job "
+              + d.getMetadata().getNamespace()
+              + "/"
+              + job.getMetadata().getName()
+              + " exists but must be managed by openfga-operator and controlled by Deployment "
+              + d.getMetadata().getName()
+              + "; delete or rename it to let the migration run";
+      steps.add(new Emit(EventReason.MigrationJobConflict, problem, "job-conflict/" + problem));
+      return blocked(steps, problem);
+    }
+    // A TTL on a Job without retention metadata (armed after success, or by an older operator)
+    // could delete it before its result is recorded: remove it first.
+    Integer ttl = job.getSpec() == null ? null : job.getSpec().getTtlSecondsAfterFinished();
+    if (ttl != null && MigrationJob.annotation(job, Keys.RETAIN_UNTIL) == null) {
+      steps.add(new PatchJob(null, Map.of()));
+      ttl = null;
+    }
+    if (MigrationJob.isFailed(job)) {
+      return failed(o, s, job, steps);
+    }
+    if (!MigrationJob.isFor(job, version)) {
+      String old = MigrationJob.describedVersion(job);
+      if (MigrationJob.isRunning(job)) {
+        return new Plan(
+            State.MIGRATING,
+            "letting the running migration to " + old + " finish before migrating to " + version,
+            steps,
+            after(Timing.WHILE_RUNNING));
+      }
+      steps.add(new DeleteJob("Job is for version " + old + ", desired " + version));
+      return new Plan(State.MIGRATING, "replacing Job for " + old, steps, after(Timing.SHORT));
+    }
+    if (MigrationJob.isComplete(job)) {
+      FailedCondition.cleared(d, now)
+          .ifPresent(c -> steps.add(new SetConditions(c, Keys.CONDITION_TYPE + "=False")));
+      steps.add(new WriteStatus(StatusRecord.data(version, now, job.getMetadata().getName())));
+      if (!Objects.equals(ttl, policy.ttlSecondsAfterFinished())) {
+        steps.add(new PatchJob(policy.ttlSecondsAfterFinished(), Map.of()));
+      }
+      restoreReplicas(d, s, steps);
+      steps.add(
+          new Emit(
+              EventReason.MigrationSucceeded,
+              "Database migrated to version " + version + " by Job " + job.getMetadata().getName(),
+              "succeeded/" + job.getMetadata().getUid()));
+      return new Plan(State.UP_TO_DATE, "migration to " + version + " succeeded", steps, done());
+    }
+    if (s.retryAfter().isPresent()) {
+      steps.add(new ClearRetryAfter());
+    }
+    return new Plan(
+        State.MIGRATING, "migration to " + version + " in progress", steps, after(Timing.WHILE_RUNNING));
+  }
+
+  /** Rule 10: a failed Job is evidence; keep it until the retry deadline, then replace it once. */
+  private Plan failed(Observation o, DeploymentSettings s, Job job, List<Step> steps) {
+    Deployment d = o.deployment();
+    Instant now = o.now();
+    String failedVersion = MigrationJob.describedVersion(job);
+    FailedCondition.failed(d, failedVersion, now)
+        .ifPresent(c -> steps.add(new SetConditions(c, Keys.CONDITION_TYPE + "=True")));
+
+    Optional<Instant> recordedRetry =
+        Optional.ofNullable(MigrationJob.annotation(job, Keys.RETRY_AFTER)).flatMap(Timestamps::parse);
+    Optional<Instant> recordedRetain =
+        Optional.ofNullable(MigrationJob.annotation(job, Keys.RETAIN_UNTIL))
+            .flatMap(Timestamps::parse);
+    Instant retryAfter =
+        recordedRetry.orElseGet(
+            () -> Timing.retryAfter(s.retryAfter(), now, policy.retryCooldown()));
+    boolean finished = MigrationJob.hasCondition(job, "Failed");
+    Optional<Instant> finishedAt =
+        finished ? Timing.finishedAt(job).or(() -> Optional.of(now)) : Optional.empty();
+    Instant retainUntil =
+        Timing.retainUntil(finishedAt, policy.ttlSecondsAfterFinished(), retryAfter);
+    if (recordedRetain.isPresent() && recordedRetain.get().isAfter(retainUntil)) {
+      retainUntil = recordedRetain.get();
+    }
+
+    if (!s.retryAfter().equals(Optional.of(retryAfter))) {
+      steps.add(new SetRetryAfter(retryAfter));
+    }
+    Map<String, String> retention = new LinkedHashMap<>();
+    retention.put(Keys.RETRY_AFTER, Timestamps.format(retryAfter));
+    retention.put(Keys.RETAIN_UNTIL, Timestamps.format(retainUntil));
+    boolean recordedSame =
+        Objects.equals(MigrationJob.annotation(job, Keys.RETRY_AFTER), retention.get(Keys.RETRY_AFTER))
+            && Objects.equals(
+                MigrationJob.annotation(job, Keys.RETAIN_UNTIL), retention.get(Keys.RETAIN_UNTIL));
+    Integer ttl = job.getSpec() == null ? null : job.getSpec().getTtlSecondsAfterFinished();
+    if (!recordedSame || ttl == null) {
+      int jobTtl =
+          Timing.failedJobTtl(
+              finishedAt, retainUntil, retryAfter, now, policy.ttlSecondsAfterFinished());
+      steps.add(new PatchJob(jobTtl, retention));
+    }
+    String why =
+        MigrationJob.condition(job, "Failed")
+            .or(() -> MigrationJob.condition(job, "FailureTarget"))
+            .map(c -> " (" + c.getReason() + (c.getMessage() == null ? "" : ": " + c.getMessage()) + ")")
+            .orElse("");
+    steps.add(
+        new Emit(
+            EventReason.MigrationFailed,
+            "Migration Job "
+                + job.getMetadata().getName()
+                + " failed for version "
+                + failedVersion
+                + why
+                + "; retrying after "
+                + Timestamps.format(retryAfter),
+            "failed/" + job.getMetadata().getUid()));
+    String summary =
+        "migration to " + failedVersion + " failed; retrying after " + Timestamps.format(retryAfter);
+    if (!finished) {
+      return new Plan(State.FAILED, summary, steps, after(Timing.WHILE_RUNNING));
+    }
+    if (now.isBefore(retainUntil)) {
+      return new Plan(State.FAILED, summary, steps, after(Timing.until(now, retainUntil)));
+    }
+    steps.add(new DeleteJob("retained failed Job for " + failedVersion + " expired"));
+    return new Plan(State.FAILED, summary, steps, after(Timing.SHORT));
+  }
+
+  private void armSuccessTtl(Job job, List<Step> steps) {
+    Integer ttl = job.getSpec() == null ? null : job.getSpec().getTtlSecondsAfterFinished();
+    if (!Objects.equals(ttl, policy.ttlSecondsAfterFinished())) {
+      steps.add(new PatchJob(policy.ttlSecondsAfterFinished(), Map.of()));
+    }
+  }
+
+  /** Rule 11: scale from 0 to the desired replicas; never change a non-zero count. */
+  private static void restoreReplicas(Deployment d, DeploymentSettings s, List<Step> steps) {
+    Integer replicas = d.getSpec() == null ? null : d.getSpec().getReplicas();
+    if (s.desiredReplicas().isPresent()
+        && s.desiredReplicas().get() > 0
+        && replicas != null
+        && replicas == 0) {
+      steps.add(new Scale(s.desiredReplicas().get()));
+    }
+  }
+
+  private static List<Container> containers(Deployment d) {
+    if (d.getSpec() == null
+        || d.getSpec().getTemplate() == null
+        || d.getSpec().getTemplate().getSpec() == null
+        || d.getSpec().getTemplate().getSpec().getContainers() == null) {
+      return List.of();
+    }
+    return d.getSpec().getTemplate().getSpec().getContainers();
+  }
+
+  private static Plan blocked(List<Step> steps, String problem) {
+    return new Plan(State.BLOCKED, problem, steps, new Next.Blocked(problem));
+  }
+
+  private static Next done() {
+    return new Next.Done();
+  }
+
+  private static Next after(java.time.Duration delay) {
+    return new Next.After(delay);
+  }
+
+  static String ref(Deployment d) {
+    return d.getMetadata().getNamespace() + "/" + d.getMetadata().getName();
+  }
+}

@@ -1,0 +1,92 @@
+package dev.openfga.operator.model;
+
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.batch.v1.JobCondition;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+
+/** Every timing rule of the operator, in one place. All pure. */
+public final class Timing {
+  private Timing() {}
+
+  /** A terminating Job, a write conflict, a Job just deleted: look again shortly. */
+  public static final Duration SHORT = Duration.ofSeconds(1);
+
+  /** After creating a Job (the Job informer normally wakes the operator first). */
+  public static final Duration AFTER_CREATE = Duration.ofSeconds(5);
+
+  /** While a Job runs, or has only FailureTarget (its pods are still terminating). */
+  public static final Duration WHILE_RUNNING = Duration.ofSeconds(10);
+
+  /** How far beyond the operator's own deadline the native TTL of a failed Job is set. */
+  public static final Duration TTL_GRACE = Duration.ofMinutes(5);
+
+  /** The retry deadline: a future one already set is kept, else now plus the cooldown. */
+  public static Instant retryAfter(Optional<Instant> existing, Instant now, Duration cooldown) {
+    Instant fresh = now.plus(cooldown);
+    return existing.filter(e -> e.isAfter(fresh)).orElse(fresh);
+  }
+
+  /** When the Job finished: completionTime, else the latest True Complete/Failed condition. */
+  public static Optional<Instant> finishedAt(Job job) {
+    if (job.getStatus() == null) {
+      return Optional.empty();
+    }
+    Optional<Instant> completion =
+        Optional.ofNullable(job.getStatus().getCompletionTime()).flatMap(Timestamps::parse);
+    if (completion.isPresent()) {
+      return completion;
+    }
+    return MigrationJob.condition(job, "Failed")
+        .or(() -> MigrationJob.condition(job, "Complete"))
+        .map(JobCondition::getLastTransitionTime)
+        .flatMap(Timestamps::parse);
+  }
+
+  /**
+   * How long a failed Job is kept: until the retry deadline and at least the diagnostics window
+   * ({@code ttlSecondsAfterFinished}) after it finished. Unfinished (FailureTarget only): until the
+   * retry deadline, provisionally.
+   */
+  public static Instant retainUntil(
+      Optional<Instant> finishedAt, int ttlSecondsAfterFinished, Instant retryAfter) {
+    if (finishedAt.isEmpty()) {
+      return retryAfter;
+    }
+    Instant window = finishedAt.get().plusSeconds(ttlSecondsAfterFinished);
+    return window.isAfter(retryAfter) ? window : retryAfter;
+  }
+
+  /**
+   * The native TTL of a retained failed Job: a safety net just beyond the operator's own deadline
+   * (which deletes it with preconditions), in case the operator is gone by then.
+   */
+  public static int failedJobTtl(
+      Optional<Instant> finishedAt,
+      Instant retainUntil,
+      Instant retryAfter,
+      Instant now,
+      int ttlSecondsAfterFinished) {
+    long seconds =
+        finishedAt
+            .map(f -> ceilSeconds(Duration.between(f, retainUntil)))
+            .orElseGet(
+                () ->
+                    Math.max(
+                        ttlSecondsAfterFinished, ceilSeconds(Duration.between(now, retryAfter))));
+    seconds = Math.max(0, seconds) + TTL_GRACE.toSeconds();
+    return (int) Math.min(Integer.MAX_VALUE, seconds);
+  }
+
+  /** Time left until the instant, never less than {@link #SHORT}. */
+  public static Duration until(Instant now, Instant at) {
+    Duration left = Duration.between(now, at);
+    return left.compareTo(SHORT) < 0 ? SHORT : left;
+  }
+
+  private static long ceilSeconds(Duration d) {
+    long s = d.getSeconds();
+    return d.getNano() > 0 ? s + 1 : s;
+  }
+}
