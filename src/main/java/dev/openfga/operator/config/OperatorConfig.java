@@ -1,0 +1,38 @@
+package dev.openfga.operator.config;
+
+import dev.openfga.operator.model.Policy;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The operator's validated configuration (from flags and their environment fallbacks).
+ *
+ * @param watchNamespaces the namespaces watched; empty means all namespaces
+ * @param leaseNamespace where the leader-election Lease lives (the operator's own namespace)
+ * @param metricsAddress host:port, or empty when disabled ({@code 0})
+ * @param healthAddress host:port of {@code /healthz} and {@code /readyz}, or empty when disabled
+ */
+public record OperatorConfig(
+    Set<String> watchNamespaces,
+    boolean leaderElect,
+    Optional<String> leaseNamespace,
+    Optional<String> metricsAddress,
+    Optional<String> healthAddress,
+    int backoffLimit,
+    long activeDeadlineSeconds,
+    int ttlSecondsAfterFinished,
+    Duration retryCooldown) {
+
+  public OperatorConfig {
+    watchNamespaces = Set.copyOf(watchNamespaces);
+  }
+
+  public boolean watchesAllNamespaces() {
+    return watchNamespaces.isEmpty();
+  }
+
+  public Policy policy() {
+    return new Policy(backoffLimit, activeDeadlineSeconds, ttlSecondsAfterFinished, retryCooldown);
+  }
+}
