@@ -1,35 +1,120 @@
 package dev.openfga.operator.controller;
 
 import dev.openfga.operator.config.OperatorConfig;
+import dev.openfga.operator.model.Keys;
+import dev.openfga.operator.model.Planner;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.javaoperatorsdk.operator.Operator;
+import io.javaoperatorsdk.operator.api.config.LeaderElectionConfigurationBuilder;
+import io.javaoperatorsdk.operator.processing.retry.GenericRetry;
 import java.time.Clock;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.UUID;
 
 /**
- * The running operator: JOSDK with the migration reconciler registered on opted-in Deployments.
- * (Being written; the signatures are stable.)
+ * The running operator: JOSDK with the migration reconciler registered on the Deployments that
+ * carry the discovery labels, in the watched namespaces, with Job and ConfigMap informers scoped
+ * to the operator's own objects.
  */
 public final class MigrationOperator implements AutoCloseable {
+  static final String CONTROLLER = "openfga-migration";
 
-  private MigrationOperator() {}
+  /** A safety net: converged Deployments are looked at again this often (no writes). */
+  static final Duration RESYNC = Duration.ofMinutes(10);
 
+  private final Operator operator;
+
+  private MigrationOperator(Operator operator) {
+    this.operator = operator;
+  }
+
+  public static MigrationOperator create(KubernetesClient client, OperatorConfig config, Clock clock) {
+    String identity =
+        Optional.ofNullable(System.getenv("POD_NAME"))
+            .or(() -> Optional.ofNullable(System.getenv("HOSTNAME")))
+            .orElseGet(() -> UUID.randomUUID().toString());
+    return create(client, config, clock, identity, true);
+  }
+
+  /**
+   * @param identity this instance's name in Events and in the leader-election Lease
+   * @param exitOnStopLeading whether losing the Lease ends the process (tests say no)
+   */
   public static MigrationOperator create(
-      KubernetesClient client, OperatorConfig config, Clock clock) {
-    throw new UnsupportedOperationException("being written");
+      KubernetesClient client,
+      OperatorConfig config,
+      Clock clock,
+      String identity,
+      boolean exitOnStopLeading) {
+    Operator operator =
+        new Operator(
+            o -> {
+              o.withKubernetesClient(client)
+                  .withCloseClientOnStop(false)
+                  .checkingCRDAndValidateLocalModel(false)
+                  .withUseSSAToPatchPrimaryResource(false)
+                  .withSSABasedCreateUpdateMatchForDependentResources(false)
+                  .withConcurrentReconciliationThreads(4)
+                  .withStopOnInformerErrorDuringStartup(true)
+                  .withCacheSyncTimeout(Duration.ofMinutes(2));
+              if (config.leaderElect()) {
+                o.withLeaderElectionConfiguration(
+                    LeaderElectionConfigurationBuilder.aLeaderElectionConfiguration(Keys.LEADER_LEASE)
+                        .withLeaseNamespace(config.leaseNamespace().orElse(null))
+                        .withIdentity(identity)
+                        .withExitOnStopLeading(exitOnStopLeading)
+                        .build());
+              }
+            });
+    MigrationReconciler reconciler =
+        new MigrationReconciler(
+            new Planner(config.policy()), client, new EventRecorder(client, identity), clock);
+    GenericRetry retry =
+        new GenericRetry()
+            .withoutMaxAttempts()
+            .setInitialInterval(Duration.ofSeconds(1))
+            .setIntervalMultiplier(2)
+            .setMaxInterval(Duration.ofMinutes(5).toMillis());
+    operator.register(
+        reconciler,
+        c -> {
+          c.withName(CONTROLLER)
+              .withLabelSelector(Keys.DEPLOYMENT_SELECTOR)
+              .withGenerationAware(false)
+              .withRetry(retry)
+              .withReconciliationMaxInterval(RESYNC);
+          if (config.watchesAllNamespaces()) {
+            c.watchingAllNamespaces();
+          } else {
+            c.settingNamespaces(config.watchNamespaces());
+          }
+        });
+    return new MigrationOperator(operator);
   }
 
-  /** Starts informers (and leader election when enabled); returns without waiting. */
-  public void start() {}
+  /**
+   * Starts the informers; returns once they have synced (with leader election: at once, and the
+   * controller starts when this instance leads).
+   */
+  public void start() {
+    operator.start();
+  }
 
-  /** True once every informer has synced (and, with leader election, also before leading). */
+  /** True once started and every informer is healthy (synced and watching). */
   public boolean isReady() {
-    return false;
+    var info = operator.getRuntimeInfo();
+    return info.isStarted() && info.allEventSourcesAreHealthy();
   }
 
-  /** True while the operator's informers are healthy. */
+  /** False when an informer has stopped watching. */
   public boolean isHealthy() {
-    return true;
+    var info = operator.getRuntimeInfo();
+    return !info.isStarted() || info.allEventSourcesAreHealthy();
   }
 
   @Override
-  public void close() {}
+  public void close() {
+    operator.stop();
+  }
 }

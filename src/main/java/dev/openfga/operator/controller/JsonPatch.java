@@ -1,0 +1,71 @@
+package dev.openfga.operator.controller;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * An RFC 6902 JSON Patch that starts with a {@code test} of the resourceVersion the operator
+ * observed: the API server rejects it if anyone changed the object since, so nothing written
+ * concurrently by another controller or a person is ever overwritten.
+ */
+final class JsonPatch {
+  private final List<Map<String, Object>> ops = new ArrayList<>();
+
+  private JsonPatch() {}
+
+  static JsonPatch guardedBy(HasMetadata observed) {
+    return new JsonPatch().test("/metadata/resourceVersion", observed.getMetadata().getResourceVersion());
+  }
+
+  JsonPatch test(String path, Object value) {
+    return op("test", path, value);
+  }
+
+  /** Adds or replaces (JSON Patch {@code add} replaces an existing member). */
+  JsonPatch add(String path, Object value) {
+    return op("add", path, value);
+  }
+
+  JsonPatch remove(String path) {
+    Map<String, Object> op = new LinkedHashMap<>();
+    op.put("op", "remove");
+    op.put("path", path);
+    ops.add(op);
+    return this;
+  }
+
+  /** Sets a key of a map-valued field ({@code labels}, {@code annotations}), creating the map. */
+  JsonPatch put(String mapPath, Map<String, String> current, String key, String value) {
+    if (current == null) {
+      Map<String, String> map = new LinkedHashMap<>();
+      map.put(key, value);
+      return add(mapPath, map);
+    }
+    return add(mapPath + "/" + escape(key), value);
+  }
+
+  boolean changesSomething() {
+    return ops.size() > 1;
+  }
+
+  String json() {
+    return Serialization.asJson(ops);
+  }
+
+  static String escape(String key) {
+    return key.replace("~", "~0").replace("/", "~1");
+  }
+
+  private JsonPatch op(String kind, String path, Object value) {
+    Map<String, Object> op = new LinkedHashMap<>();
+    op.put("op", kind);
+    op.put("path", path);
+    op.put("value", value);
+    ops.add(op);
+    return this;
+  }
+}

@@ -1,0 +1,147 @@
+package dev.openfga.operator.controller;
+
+import dev.openfga.operator.model.Keys;
+import dev.openfga.operator.model.Names;
+import dev.openfga.operator.model.Observation;
+import dev.openfga.operator.model.Plan;
+import dev.openfga.operator.model.Planner;
+import dev.openfga.operator.model.Step;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import io.javaoperatorsdk.operator.processing.event.source.informer.Mappers;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
+
+/**
+ * The JOSDK reconciler: observe (cache reads) → decide ({@link Planner}, pure) → act ({@link
+ * StepRunner}, conditional writes) → tell the framework when to look again.
+ */
+public final class MigrationReconciler implements Reconciler<Deployment> {
+  private static final Logger LOG = LoggerFactory.getLogger(MigrationReconciler.class);
+  static final String JOBS = "migration-jobs";
+  static final String CONFIG_MAPS = "status-configmaps";
+
+  private final Planner planner;
+  private final StepRunner steps;
+  private final KubernetesClient client;
+  private final Clock clock;
+  private InformerEventSource<Job, Deployment> jobs;
+  private InformerEventSource<ConfigMap, Deployment> configMaps;
+
+  public MigrationReconciler(Planner planner, KubernetesClient client, EventRecorder events, Clock clock) {
+    this.planner = planner;
+    this.client = client;
+    this.clock = clock;
+    this.steps = new StepRunner(client, events);
+  }
+
+  @Override
+  public List<EventSource<?, Deployment>> prepareEventSources(EventSourceContext<Deployment> context) {
+    jobs =
+        new InformerEventSource<>(
+            InformerEventSourceConfiguration.from(Job.class, Deployment.class)
+                .withName(JOBS)
+                .withLabelSelector(Keys.OWNED_SELECTOR)
+                .withNamespacesInheritedFromController()
+                .withSecondaryToPrimaryMapper(Mappers.fromOwnerReferences("apps/v1", "Deployment", false))
+                .build(),
+            context);
+    configMaps =
+        new InformerEventSource<>(
+            InformerEventSourceConfiguration.from(ConfigMap.class, Deployment.class)
+                .withName(CONFIG_MAPS)
+                .withLabelSelector(Keys.OWNED_SELECTOR)
+                .withNamespacesInheritedFromController()
+                .withSecondaryToPrimaryMapper(Mappers.fromOwnerReferences("apps/v1", "Deployment", false))
+                .build(),
+            context);
+    return List.of(jobs, configMaps);
+  }
+
+  @Override
+  public UpdateControl<Deployment> reconcile(Deployment deployment, Context<Deployment> context) {
+    String ns = deployment.getMetadata().getNamespace();
+    String name = deployment.getMetadata().getName();
+    MDC.put("namespace", ns);
+    MDC.put("deployment", name);
+    try {
+      Observation o = observe(deployment);
+      Plan plan = planner.plan(o);
+      if (createsJob(plan) && o.statusConfigMap().isEmpty()) {
+        // The cache holds only the operator's own ConfigMaps: a foreign one of the same name must
+        // be found before a migration runs, not after.
+        ConfigMap direct = client.configMaps().inNamespace(ns).withName(Names.statusConfigMap(name)).get();
+        if (direct != null) {
+          o = o.withStatusConfigMap(direct);
+          plan = planner.plan(o);
+        }
+      }
+      try {
+        run(plan, o);
+      } catch (StepRunner.JobNameTaken taken) {
+        // Not in the cache, so not the operator's (a legacy Helm hook, a hand-made Job): decide
+        // again with it instead of trying to create again and again.
+        o = o.withJob(taken.existing);
+        plan = planner.plan(o);
+        run(plan, o);
+      }
+      if (plan.next() instanceof Plan.Next.Blocked b) {
+        throw new MigrationBlockedException(b.problem());
+      }
+      if (plan.next() instanceof Plan.Next.After a) {
+        return UpdateControl.<Deployment>noUpdate().rescheduleAfter(a.delay());
+      }
+      return UpdateControl.noUpdate();
+    } finally {
+      MDC.remove("namespace");
+      MDC.remove("deployment");
+    }
+  }
+
+  private void run(Plan plan, Observation o) {
+    if (plan.steps().stream().anyMatch(s -> !(s instanceof Step.Emit))) {
+      LOG.info("{}", plan.summary());
+    } else {
+      LOG.debug("{} ({})", plan.summary(), plan.state());
+    }
+    steps.run(plan, o);
+  }
+
+  Observation observe(Deployment deployment) {
+    String ns = deployment.getMetadata().getNamespace();
+    String name = deployment.getMetadata().getName();
+    Optional<Job> job = jobs.get(new ResourceID(Names.job(name), ns));
+    Optional<ConfigMap> status = configMaps.get(new ResourceID(Names.statusConfigMap(name), ns));
+    Instant now = clock.instant().truncatedTo(ChronoUnit.SECONDS);
+    return new Observation(deployment, status, job, now);
+  }
+
+  private static boolean createsJob(Plan plan) {
+    return plan.steps().stream().anyMatch(s -> s instanceof Step.CreateJob);
+  }
+
+  /** A user error (bad input, foreign object in the way): reported by an Event, retried with backoff. */
+  public static final class MigrationBlockedException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    MigrationBlockedException(String problem) {
+      super(problem, null, false, false);
+    }
+  }
+}

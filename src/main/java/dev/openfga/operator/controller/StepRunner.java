@@ -1,0 +1,234 @@
+package dev.openfga.operator.controller;
+
+import dev.openfga.operator.model.Keys;
+import dev.openfga.operator.model.MigrationJob;
+import dev.openfga.operator.model.Names;
+import dev.openfga.operator.model.Observation;
+import dev.openfga.operator.model.Plan;
+import dev.openfga.operator.model.StatusRecord;
+import dev.openfga.operator.model.Step;
+import dev.openfga.operator.model.Timestamps;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.DeleteOptions;
+import io.fabric8.kubernetes.api.model.DeleteOptionsBuilder;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.http.HttpRequest;
+import io.fabric8.kubernetes.client.http.HttpResponse;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Carries out a {@link Plan}: each step is one conditional write, in order. The first write that
+ * fails throws, and the steps after it are not made (so a failed condition write never lets the
+ * failed Job be deleted). Each write's answer replaces the observed object, so the next write to
+ * the same object is conditional on what this plan wrote.
+ */
+final class StepRunner {
+  private static final Logger LOG = LoggerFactory.getLogger(StepRunner.class);
+  private static final PatchContext JSON_PATCH = PatchContext.of(PatchType.JSON);
+
+  /** The Job name is taken by a Job the cache does not hold; the reconcile plans again. */
+  static final class JobNameTaken extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    final transient Job existing;
+
+    JobNameTaken(Job existing) {
+      super("migration Job name taken by " + existing.getMetadata().getName(), null, false, false);
+      this.existing = existing;
+    }
+  }
+
+  private final KubernetesClient client;
+  private final EventRecorder events;
+
+  StepRunner(KubernetesClient client, EventRecorder events) {
+    this.client = client;
+    this.events = events;
+  }
+
+  void run(Plan plan, Observation o) {
+    Deployment deployment = o.deployment();
+    Job job = o.job().orElse(null);
+    ConfigMap status = o.statusConfigMap().orElse(null);
+    String ns = deployment.getMetadata().getNamespace();
+    String name = deployment.getMetadata().getName();
+    for (Step step : plan.steps()) {
+      if (step instanceof Step.SetConditions s) {
+        JsonPatch patch = JsonPatch.guardedBy(deployment);
+        if (deployment.getStatus() == null) {
+          patch.add("/status", Map.of("conditions", s.conditions()));
+        } else {
+          patch.add("/status/conditions", s.conditions());
+        }
+        deployment =
+            client.apps().deployments().inNamespace(ns).withName(name).subresource("status")
+                .patch(JSON_PATCH, patch.json());
+        LOG.info("set condition {} on deployment {}", s.summary(), name);
+      } else if (step instanceof Step.WriteStatus s) {
+        status = writeStatus(deployment, status, s.data());
+        LOG.info("recorded migrated version {} in ConfigMap {}", s.data().get(Keys.DATA_VERSION), status.getMetadata().getName());
+      } else if (step instanceof Step.RepairStatusOwner) {
+        JsonPatch patch = JsonPatch.guardedBy(status);
+        patch.add("/metadata/ownerReferences", List.of(MigrationJob.ownerReference(deployment)));
+        status = client.configMaps().inNamespace(ns).withName(status.getMetadata().getName()).patch(JSON_PATCH, patch.json());
+        LOG.info("re-owned ConfigMap {} by the recreated deployment {}", status.getMetadata().getName(), name);
+      } else if (step instanceof Step.CreateJob s) {
+        job = createJob(s.job());
+        LOG.info("created migration Job {} for version {}", job.getMetadata().getName(), s.version());
+      } else if (step instanceof Step.DeleteJob s) {
+        deleteJob(job);
+        LOG.info("deleting Job {}: {}", job.getMetadata().getName(), s.why());
+      } else if (step instanceof Step.PatchJob s) {
+        job = patchJob(job, s);
+      } else if (step instanceof Step.SetRetryAfter s) {
+        JsonPatch patch = JsonPatch.guardedBy(deployment);
+        patch.put("/metadata/annotations", deployment.getMetadata().getAnnotations(), Keys.RETRY_AFTER, Timestamps.format(s.at()));
+        deployment = client.apps().deployments().inNamespace(ns).withName(name).patch(JSON_PATCH, patch.json());
+        LOG.info("no new migration Job for deployment {} before {}", name, Timestamps.format(s.at()));
+      } else if (step instanceof Step.ClearRetryAfter) {
+        var annotations = deployment.getMetadata().getAnnotations();
+        if (annotations != null && annotations.containsKey(Keys.RETRY_AFTER)) {
+          JsonPatch patch = JsonPatch.guardedBy(deployment);
+          patch.remove("/metadata/annotations/" + JsonPatch.escape(Keys.RETRY_AFTER));
+          deployment = client.apps().deployments().inNamespace(ns).withName(name).patch(JSON_PATCH, patch.json());
+          LOG.debug("cleared {} on deployment {}", Keys.RETRY_AFTER, name);
+        }
+      } else if (step instanceof Step.Scale s) {
+        JsonPatch patch = JsonPatch.guardedBy(deployment);
+        patch.test("/spec/replicas", 0).add("/spec/replicas", s.replicas());
+        deployment = client.apps().deployments().inNamespace(ns).withName(name).patch(JSON_PATCH, patch.json());
+        LOG.info("scaled deployment {} from 0 to {} replicas", name, s.replicas());
+      } else if (step instanceof Step.Emit s) {
+        events.emit(deployment, s.reason(), s.message(), s.key(), o.now());
+      }
+    }
+  }
+
+  private ConfigMap writeStatus(Deployment deployment, ConfigMap current, Map<String, String> data) {
+    String ns = deployment.getMetadata().getNamespace();
+    if (current == null) {
+      ConfigMap created = StatusRecord.build(deployment, data);
+      return client.configMaps().inNamespace(ns).resource(created).create();
+    }
+    JsonPatch patch = JsonPatch.guardedBy(current);
+    var labels = current.getMetadata().getLabels();
+    if (labels == null) {
+      patch.add("/metadata/labels", StatusRecord.labels());
+    } else {
+      StatusRecord.labels().forEach((k, v) -> patch.add("/metadata/labels/" + JsonPatch.escape(k), v));
+    }
+    patch.add("/metadata/ownerReferences", List.of(MigrationJob.ownerReference(deployment)));
+    patch.add("/data", data);
+    return client.configMaps().inNamespace(ns).withName(current.getMetadata().getName()).patch(JSON_PATCH, patch.json());
+  }
+
+  private Job createJob(Job desired) {
+    String ns = desired.getMetadata().getNamespace();
+    try {
+      return client.batch().v1().jobs().inNamespace(ns).resource(desired).create();
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 409) {
+        throw e;
+      }
+      Job existing = client.batch().v1().jobs().inNamespace(ns).withName(desired.getMetadata().getName()).get();
+      if (existing == null) {
+        throw e;
+      }
+      throw new JobNameTaken(existing);
+    }
+  }
+
+  private Job patchJob(Job job, Step.PatchJob s) {
+    JsonPatch patch = JsonPatch.guardedBy(job);
+    Integer ttl = job.getSpec().getTtlSecondsAfterFinished();
+    if (s.ttlSecondsAfterFinished() == null) {
+      if (ttl != null) {
+        patch.remove("/spec/ttlSecondsAfterFinished");
+      }
+    } else {
+      patch.add("/spec/ttlSecondsAfterFinished", s.ttlSecondsAfterFinished());
+    }
+    Map<String, String> annotations = job.getMetadata().getAnnotations();
+    for (var entry : s.annotations().entrySet()) {
+      if (entry.getValue() == null) {
+        if (annotations != null && annotations.containsKey(entry.getKey())) {
+          patch.remove("/metadata/annotations/" + JsonPatch.escape(entry.getKey()));
+        }
+      } else {
+        patch.put("/metadata/annotations", annotations, entry.getKey(), entry.getValue());
+        if (annotations == null) {
+          annotations = Map.of(entry.getKey(), entry.getValue());
+        }
+      }
+    }
+    if (!patch.changesSomething()) {
+      return job;
+    }
+    Job patched =
+        client.batch().v1().jobs().inNamespace(job.getMetadata().getNamespace()).withName(job.getMetadata().getName())
+            .patch(JSON_PATCH, patch.json());
+    LOG.info(
+        "set ttlSecondsAfterFinished={} on Job {}{}",
+        s.ttlSecondsAfterFinished(),
+        job.getMetadata().getName(),
+        s.annotations().isEmpty() ? "" : " and kept it for diagnostics until " + s.annotations().get(Keys.RETAIN_UNTIL));
+    return patched;
+  }
+
+  /**
+   * Foreground delete with UID and resourceVersion preconditions: the Job object (and its name)
+   * stays until its pod is gone, so a replacement can never overlap a running migration; and a
+   * Job that changed or was replaced since it was observed is not deleted. NotFound is success.
+   */
+  private void deleteJob(Job job) {
+    DeleteOptions options =
+        new DeleteOptionsBuilder()
+            .withPropagationPolicy("Foreground")
+            .withNewPreconditions()
+            .withUid(job.getMetadata().getUid())
+            .withResourceVersion(job.getMetadata().getResourceVersion())
+            .endPreconditions()
+            .build();
+    String url =
+        client.getMasterUrl().toString().replaceAll("/$", "")
+            + "/apis/batch/v1/namespaces/"
+            + job.getMetadata().getNamespace()
+            + "/jobs/"
+            + job.getMetadata().getName();
+    HttpRequest request =
+        client.getHttpClient().newHttpRequestBuilder().uri(url)
+            .method("DELETE", "application/json", Serialization.asJson(options)).build();
+    HttpResponse<String> response;
+    try {
+      response = client.getHttpClient().sendAsync(request, String.class).get(30, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new KubernetesClientException("interrupted deleting Job " + job.getMetadata().getName(), e);
+    } catch (ExecutionException | TimeoutException e) {
+      throw new KubernetesClientException("deleting Job " + job.getMetadata().getName() + " failed: " + e.getMessage(), e);
+    }
+    int code = response.code();
+    if (code == 404 || (code >= 200 && code < 300)) {
+      return;
+    }
+    throw new KubernetesClientException(
+        "deleting Job " + job.getMetadata().getName() + " failed: HTTP " + code + " " + response.body(),
+        code,
+        null);
+  }
+
+  static String statusName(Deployment d) {
+    return Names.statusConfigMap(d.getMetadata().getName());
+  }
+}
