@@ -1,0 +1,178 @@
+package dev.openfga.operator.testing;
+
+import dev.openfga.operator.model.Keys;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.batch.v1.JobConditionBuilder;
+import io.fabric8.kubernetes.api.model.batch.v1.JobStatus;
+import io.fabric8.kubernetes.api.model.batch.v1.JobStatusBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+/**
+ * Plays the Kubernetes Job controller on the mock API server: a new Job's pod starts, runs for a
+ * moment and then the Job completes or fails — as the test's script says for that Job. Explicit
+ * transitions ({@link #complete}, {@link #fail}, {@link #run}) are there for tests that drive
+ * every step themselves.
+ */
+public final class FakeJobController implements AutoCloseable {
+
+  /** What happens to a new Job. */
+  public enum Script {
+    /** Pod starts, the migration succeeds. */
+    SUCCEED,
+    /** Pod starts, the migration fails (BackoffLimitExceeded). */
+    FAIL,
+    /** Pod starts and keeps running until told otherwise. */
+    RUN,
+    /** Pod never starts (image pull error, unschedulable): active, never ready. */
+    NEVER_START,
+    /** Nothing happens until the test says so. */
+    MANUAL
+  }
+
+  private final KubernetesClient client;
+  private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+  private final SharedIndexInformer<Job> informer;
+  private final List<Job> created = new CopyOnWriteArrayList<>();
+  private final Map<String, Boolean> seen = new ConcurrentHashMap<>();
+  private volatile Function<Job, Script> script = j -> Script.MANUAL;
+  private volatile long runMillis = 300;
+
+  FakeJobController(KubernetesClient client) {
+    this.client = client;
+    this.informer =
+        client.batch().v1().jobs().inAnyNamespace()
+            .inform(
+                new ResourceEventHandler<>() {
+                  @Override
+                  public void onAdd(Job job) {
+                    if (seen.putIfAbsent(job.getMetadata().getUid(), true) == null) {
+                      created.add(job);
+                      timer.execute(() -> play(job));
+                    }
+                  }
+
+                  @Override
+                  public void onUpdate(Job oldJob, Job newJob) {}
+
+                  @Override
+                  public void onDelete(Job job, boolean unknown) {}
+                });
+  }
+
+  /** Decides what happens to each new Job (by default nothing: {@link Script#MANUAL}). */
+  public FakeJobController script(Function<Job, Script> script) {
+    this.script = script;
+    return this;
+  }
+
+  public FakeJobController runFor(long millis) {
+    this.runMillis = millis;
+    return this;
+  }
+
+  /** Every Job ever created (each UID once), oldest first. */
+  public List<Job> created() {
+    return new ArrayList<>(created);
+  }
+
+  /** Jobs created by the operator (the managed-by label), oldest first. */
+  public List<Job> createdByOperator() {
+    return created.stream()
+        .filter(j -> Keys.MANAGED_BY_OPERATOR.equals(j.getMetadata().getLabels().get(Keys.MANAGED_BY)))
+        .toList();
+  }
+
+  public static String version(Job job) {
+    return job.getMetadata().getAnnotations() == null
+        ? null
+        : job.getMetadata().getAnnotations().get(Keys.DESIRED_VERSION);
+  }
+
+  private void play(Job job) {
+    Script s = script.apply(job);
+    switch (s) {
+      case SUCCEED -> {
+        run(job);
+        timer.schedule(() -> complete(job), runMillis, TimeUnit.MILLISECONDS);
+      }
+      case FAIL -> {
+        run(job);
+        timer.schedule(() -> fail(job), runMillis, TimeUnit.MILLISECONDS);
+      }
+      case RUN -> run(job);
+      case NEVER_START -> setStatus(job, new JobStatusBuilder().withActive(1).withReady(0).withStartTime(now()).build());
+      case MANUAL -> {}
+    }
+  }
+
+  /** The pod is up and running {@code openfga migrate}. */
+  public void run(Job job) {
+    setStatus(job, new JobStatusBuilder().withActive(1).withReady(1).withStartTime(now()).build());
+  }
+
+  public void complete(Job job) {
+    String t = now();
+    setStatus(
+        job,
+        new JobStatusBuilder()
+            .withActive(0)
+            .withReady(0)
+            .withSucceeded(1)
+            .withStartTime(t)
+            .withCompletionTime(t)
+            .withConditions(
+                new JobConditionBuilder().withType("SuccessCriteriaMet").withStatus("True").withLastTransitionTime(t).build(),
+                new JobConditionBuilder().withType("Complete").withStatus("True").withLastTransitionTime(t).build())
+            .build());
+  }
+
+  public void fail(Job job) {
+    String t = now();
+    setStatus(
+        job,
+        new JobStatusBuilder()
+            .withActive(0)
+            .withReady(0)
+            .withFailed(1)
+            .withStartTime(t)
+            .withConditions(
+                new JobConditionBuilder().withType("FailureTarget").withStatus("True").withReason("BackoffLimitExceeded")
+                    .withMessage("Job has reached the specified backoff limit").withLastTransitionTime(t).build(),
+                new JobConditionBuilder().withType("Failed").withStatus("True").withReason("BackoffLimitExceeded")
+                    .withMessage("Job has reached the specified backoff limit").withLastTransitionTime(t).build())
+            .build());
+  }
+
+  private void setStatus(Job job, JobStatus status) {
+    Job current =
+        client.batch().v1().jobs().inNamespace(job.getMetadata().getNamespace()).withName(job.getMetadata().getName()).get();
+    if (current == null || !current.getMetadata().getUid().equals(job.getMetadata().getUid())) {
+      return;
+    }
+    current.setStatus(status);
+    client.batch().v1().jobs().inNamespace(job.getMetadata().getNamespace()).resource(current).updateStatus();
+  }
+
+  private static String now() {
+    return Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
+  }
+
+  @Override
+  public void close() {
+    informer.close();
+    timer.shutdownNow();
+  }
+}

@@ -1,0 +1,131 @@
+package dev.openfga.operator.testing;
+
+import dev.openfga.operator.config.OperatorConfig;
+import dev.openfga.operator.controller.MigrationOperator;
+import dev.openfga.operator.model.Keys;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * A fabric8 mock API server in CRUD mode with the fake controllers a real cluster would run (Jobs,
+ * Deployments), and operators started against it. Close it to stop everything.
+ */
+public final class MockCluster implements AutoCloseable {
+  public static final String NS = "openfga";
+
+  private final KubernetesMockServer server;
+  private final KubernetesClient client;
+  private final FakeJobController jobController;
+  private final FakeDeploymentController deploymentController;
+  private final List<AutoCloseable> closeables = new ArrayList<>();
+
+  public MockCluster() {
+    server =
+        new KubernetesMockServer(
+            new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(List.of()), false);
+    server.init();
+    client = server.createClient();
+    jobController = new FakeJobController(server.createClient());
+    deploymentController = new FakeDeploymentController(server.createClient());
+  }
+
+  public KubernetesClient client() {
+    return client;
+  }
+
+  /** A fresh client (an operator instance closes nothing of ours). */
+  public KubernetesClient newClient() {
+    KubernetesClient c = server.createClient();
+    closeables.add(c);
+    return c;
+  }
+
+  public FakeJobController jobs() {
+    return jobController;
+  }
+
+  public FakeDeploymentController deployments() {
+    return deploymentController;
+  }
+
+  /** Test settings: short cooldown and retention so a retry happens within seconds. */
+  public static OperatorConfig config(Duration cooldown, int ttlSeconds) {
+    return new OperatorConfig(
+        Set.of(NS), false, Optional.of(NS), Optional.empty(), Optional.empty(), 0, 300, ttlSeconds, cooldown);
+  }
+
+  public MigrationOperator startOperator(OperatorConfig config, String identity) {
+    MigrationOperator operator =
+        MigrationOperator.create(newClient(), config, Clock.systemUTC(), identity, false);
+    closeables.add(operator);
+    operator.start();
+    return operator;
+  }
+
+  public Deployment create(Deployment deployment) {
+    return client.apps().deployments().inNamespace(NS).resource(deployment).create();
+  }
+
+  public Deployment deployment(String name) {
+    return client.apps().deployments().inNamespace(NS).withName(name).get();
+  }
+
+  public Job job(String name) {
+    return client.batch().v1().jobs().inNamespace(NS).withName(name).get();
+  }
+
+  public ConfigMap configMap(String name) {
+    return client.configMaps().inNamespace(NS).withName(name).get();
+  }
+
+  public Optional<String> recordedVersion(String deployment) {
+    ConfigMap cm = configMap(deployment + "-migration-status");
+    return Optional.ofNullable(cm).map(c -> c.getData().get(Keys.DATA_VERSION));
+  }
+
+  /** Events on the Deployment, in the order the API server lists them. */
+  public List<Event> events(String deployment) {
+    return client.v1().events().inNamespace(NS).list().getItems().stream()
+        .filter(e -> deployment.equals(e.getInvolvedObject().getName()))
+        .toList();
+  }
+
+  /** The status of the operator's MigrationFailed condition, or "" when absent. */
+  public String fakeCondition(String deployment) {
+    return deployments().migrationCondition(deployment(deployment)).map(c -> c.getStatus()).orElse("");
+  }
+
+  public List<String> eventReasons(String deployment) {
+    return events(deployment).stream().map(Event::getReason).toList();
+  }
+
+  @Override
+  public void close() {
+    for (int i = closeables.size() - 1; i >= 0; i--) {
+      AutoCloseable c = closeables.get(i);
+      try {
+        c.close();
+      } catch (Exception e) {
+        // closing a test cluster: nothing to do
+      }
+    }
+    jobController.close();
+    deploymentController.close();
+    client.close();
+    server.destroy();
+  }
+}
