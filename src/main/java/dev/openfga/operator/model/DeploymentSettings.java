@@ -77,7 +77,8 @@ public record DeploymentSettings(
         serviceAccount = Optional.of(saValue);
       } else {
         problems.add(
-            describe(Keys.MIGRATION_SERVICE_ACCOUNT, saValue, "is not a valid ServiceAccount name"));
+            describe(
+                Keys.MIGRATION_SERVICE_ACCOUNT, saValue, "is not a valid ServiceAccount name"));
       }
     }
 

@@ -4,9 +4,9 @@ import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
- * The OpenFGA version a container image stands for: its digest when pinned by digest
- * ({@code repo:tag@sha256:...} gives the digest), else its tag, else {@code latest}. A registry
- * port ({@code host:5000/repo}) is not a tag.
+ * The OpenFGA version a container image stands for: its digest when pinned by digest ({@code
+ * repo:tag@sha256:...} gives the digest), else its tag, else {@code latest}. A registry port
+ * ({@code host:5000/repo}) is not a tag.
  */
 public final class ImageVersion {
   private ImageVersion() {}
@@ -15,7 +15,8 @@ public final class ImageVersion {
   private static final Pattern DIGEST =
       Pattern.compile("[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[A-Za-z0-9=_-]+");
   private static final Pattern REPOSITORY =
-      Pattern.compile("[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*");
+      Pattern.compile(
+          "[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*");
 
   /** The version, or empty when the reference cannot be parsed (blank, bad tag or digest). */
   public static Optional<String> of(String image) {
@@ -58,15 +59,16 @@ public final class ImageVersion {
     if (slash > 0) {
       String first = path.substring(0, slash);
       if (first.contains(".") || first.contains(":") || first.equals("localhost")) {
-        return first.matches("[A-Za-z0-9.-]+(:[0-9]+)?") && REPOSITORY.matcher(path.substring(slash + 1)).matches();
+        return first.matches("[A-Za-z0-9.-]+(:[0-9]+)?")
+            && REPOSITORY.matcher(path.substring(slash + 1)).matches();
       }
     }
     return REPOSITORY.matcher(path).matches();
   }
 
   /**
-   * The version as a label value: {@code :} becomes {@code _}, cut to 63 characters, and trimmed
-   * so that it starts and ends with a letter or digit. The full version goes in an annotation.
+   * The version as a label value: {@code :} becomes {@code _}, cut to 63 characters, and trimmed so
+   * that it starts and ends with a letter or digit. The full version goes in an annotation.
    */
   public static String labelValue(String version) {
     String value = version.replace(':', '_');

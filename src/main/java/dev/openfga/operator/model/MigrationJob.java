@@ -65,7 +65,9 @@ public final class MigrationJob {
     PodSpec pod = deployment.getSpec().getTemplate().getSpec();
     List<VolumeMount> mounts = list(container.getVolumeMounts());
     Set<String> mounted =
-        mounts.stream().map(VolumeMount::getName).collect(Collectors.toCollection(LinkedHashSet::new));
+        mounts.stream()
+            .map(VolumeMount::getName)
+            .collect(Collectors.toCollection(LinkedHashSet::new));
     List<Volume> volumes =
         list(pod.getVolumes()).stream()
             .filter(v -> mounted.contains(v.getName()))
@@ -117,9 +119,12 @@ public final class MigrationJob {
             pod.getSecurityContext() == null
                 ? null
                 : new PodSecurityContextBuilder(pod.getSecurityContext()).build())
-        .withNodeSelector(pod.getNodeSelector() == null ? null : new LinkedHashMap<>(pod.getNodeSelector()))
-        .withTolerations(list(pod.getTolerations()).stream().map(t -> new TolerationBuilder(t).build()).toList())
-        .withAffinity(pod.getAffinity() == null ? null : new AffinityBuilder(pod.getAffinity()).build())
+        .withNodeSelector(
+            pod.getNodeSelector() == null ? null : new LinkedHashMap<>(pod.getNodeSelector()))
+        .withTolerations(
+            list(pod.getTolerations()).stream().map(t -> new TolerationBuilder(t).build()).toList())
+        .withAffinity(
+            pod.getAffinity() == null ? null : new AffinityBuilder(pod.getAffinity()).build())
         .withVolumes(volumes)
         .withContainers(migrate)
         .endSpec()
@@ -275,7 +280,13 @@ public final class MigrationJob {
   }
 
   private static final Set<String> MIGRATION_HOOK_EVENTS =
-      Set.of("pre-install", "post-install", "pre-upgrade", "post-upgrade", "pre-rollback", "post-rollback");
+      Set.of(
+          "pre-install",
+          "post-install",
+          "pre-upgrade",
+          "post-upgrade",
+          "pre-rollback",
+          "post-rollback");
 
   /**
    * The upstream chart's own Helm hook migration Job for the same release: managed by Helm, same

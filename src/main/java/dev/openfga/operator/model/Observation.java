@@ -7,8 +7,8 @@ import java.time.Instant;
 import java.util.Optional;
 
 /**
- * Everything one decision looks at: the Deployment, the object named like its status ConfigMap,
- * the object named like its migration Job, and the time (UTC, whole seconds). Read-only.
+ * Everything one decision looks at: the Deployment, the object named like its status ConfigMap, the
+ * object named like its migration Job, and the time (UTC, whole seconds). Read-only.
  */
 public record Observation(
     Deployment deployment, Optional<ConfigMap> statusConfigMap, Optional<Job> job, Instant now) {

@@ -26,8 +26,8 @@ import java.util.Optional;
 import java.util.stream.Collectors;
 
 /**
- * The decision: a pure function of an {@link Observation} (and the operator's {@link Policy}) to
- * a {@link Plan}. SPEC section 4, rule by rule; no client, no clock, no I/O.
+ * The decision: a pure function of an {@link Observation} (and the operator's {@link Policy}) to a
+ * {@link Plan}. SPEC section 4, rule by rule; no client, no clock, no I/O.
  */
 public final class Planner {
   private final Policy policy;
@@ -78,7 +78,12 @@ public final class Planner {
     Optional<String> desired = ImageVersion.of(c.getImage());
     if (desired.isEmpty()) {
       String problem =
-          "image \"" + c.getImage() + "\" of container " + c.getName() + " in deployment " + ref
+          "image \""
+              + c.getImage()
+              + "\" of container "
+              + c.getName()
+              + " in deployment "
+              + ref
               + " cannot be parsed";
       steps.add(new Emit(EventReason.InvalidConfiguration, problem, "image/" + problem));
       return blocked(steps, problem);
@@ -97,7 +102,8 @@ public final class Planner {
                 "skipped/sqlite"));
       }
       restoreReplicas(d, s, steps);
-      return new Plan(State.SKIPPED, "datastore engine " + engine + ": no migration", steps, done());
+      return new Plan(
+          State.SKIPPED, "datastore engine " + engine + ": no migration", steps, done());
     }
 
     // Rule 5: the recorded version, and collisions on the status ConfigMap's name.
@@ -212,7 +218,8 @@ public final class Planner {
                     + job.getMetadata().getName()
                     + "; the operator runs migrations from now on",
                 "legacy/" + job.getMetadata().getUid()));
-        return new Plan(State.MIGRATING, "adopting legacy Helm hook Job", steps, after(Timing.SHORT));
+        return new Plan(
+            State.MIGRATING, "adopting legacy Helm hook Job", steps, after(Timing.SHORT));
       }
       String problem =
           "migration Job "
@@ -266,7 +273,10 @@ public final class Planner {
       steps.add(new ClearRetryAfter());
     }
     return new Plan(
-        State.MIGRATING, "migration to " + version + " in progress", steps, after(Timing.WHILE_RUNNING));
+        State.MIGRATING,
+        "migration to " + version + " in progress",
+        steps,
+        after(Timing.WHILE_RUNNING));
   }
 
   /** Rule 10: a failed Job is evidence; keep it until the retry deadline, then replace it once. */
@@ -278,7 +288,8 @@ public final class Planner {
         .ifPresent(c -> steps.add(new SetConditions(c, Keys.CONDITION_TYPE + "=True")));
 
     Optional<Instant> recordedRetry =
-        Optional.ofNullable(MigrationJob.annotation(job, Keys.RETRY_AFTER)).flatMap(Timestamps::parse);
+        Optional.ofNullable(MigrationJob.annotation(job, Keys.RETRY_AFTER))
+            .flatMap(Timestamps::parse);
     Optional<Instant> recordedRetain =
         Optional.ofNullable(MigrationJob.annotation(job, Keys.RETAIN_UNTIL))
             .flatMap(Timestamps::parse);
@@ -301,7 +312,8 @@ public final class Planner {
     retention.put(Keys.RETRY_AFTER, Timestamps.format(retryAfter));
     retention.put(Keys.RETAIN_UNTIL, Timestamps.format(retainUntil));
     boolean recordedSame =
-        Objects.equals(MigrationJob.annotation(job, Keys.RETRY_AFTER), retention.get(Keys.RETRY_AFTER))
+        Objects.equals(
+                MigrationJob.annotation(job, Keys.RETRY_AFTER), retention.get(Keys.RETRY_AFTER))
             && Objects.equals(
                 MigrationJob.annotation(job, Keys.RETAIN_UNTIL), retention.get(Keys.RETAIN_UNTIL));
     Integer ttl = job.getSpec() == null ? null : job.getSpec().getTtlSecondsAfterFinished();
@@ -314,7 +326,12 @@ public final class Planner {
     String why =
         MigrationJob.condition(job, "Failed")
             .or(() -> MigrationJob.condition(job, "FailureTarget"))
-            .map(c -> " (" + c.getReason() + (c.getMessage() == null ? "" : ": " + c.getMessage()) + ")")
+            .map(
+                c ->
+                    " ("
+                        + c.getReason()
+                        + (c.getMessage() == null ? "" : ": " + c.getMessage())
+                        + ")")
             .orElse("");
     steps.add(
         new Emit(
@@ -328,7 +345,10 @@ public final class Planner {
                 + Timestamps.format(retryAfter),
             "failed/" + job.getMetadata().getUid()));
     String summary =
-        "migration to " + failedVersion + " failed; retrying after " + Timestamps.format(retryAfter);
+        "migration to "
+            + failedVersion
+            + " failed; retrying after "
+            + Timestamps.format(retryAfter);
     if (!finished) {
       return new Plan(State.FAILED, summary, steps, after(Timing.WHILE_RUNNING));
     }

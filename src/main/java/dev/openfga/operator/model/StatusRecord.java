@@ -57,8 +57,7 @@ public final class StatusRecord {
     }
     Map<String, String> data = configMap.getData();
     String version = data == null ? null : data.get(Keys.DATA_VERSION);
-    return new Reading.Recorded(
-        Optional.ofNullable(version).filter(v -> !v.isEmpty()), repair);
+    return new Reading.Recorded(Optional.ofNullable(version).filter(v -> !v.isEmpty()), repair);
   }
 
   /** The labels the record must carry; unrelated labels on an existing record are kept. */

@@ -7,10 +7,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * One write the operator decided to make. Steps run in the plan's order; every write is
- * conditional on the resourceVersion observed (or returned by the plan's previous write to the same
- * object), and the first one that fails stops the plan. Steps act on the observed Deployment, Job
- * and status ConfigMap.
+ * One write the operator decided to make. Steps run in the plan's order; every write is conditional
+ * on the resourceVersion observed (or returned by the plan's previous write to the same object),
+ * and the first one that fails stops the plan. Steps act on the observed Deployment, Job and status
+ * ConfigMap.
  */
 public sealed interface Step {
 
@@ -29,8 +29,8 @@ public sealed interface Step {
   record DeleteJob(String why) implements Step {}
 
   /**
-   * Patch a Job the operator owns: its TTL ({@code null} removes it) and annotations (a
-   * {@code null} value removes the key). The only change ever made to an existing Job.
+   * Patch a Job the operator owns: its TTL ({@code null} removes it) and annotations (a {@code
+   * null} value removes the key). The only change ever made to an existing Job.
    */
   record PatchJob(Integer ttlSecondsAfterFinished, Map<String, String> annotations)
       implements Step {}
@@ -43,8 +43,8 @@ public sealed interface Step {
   record Scale(int replicas) implements Step {}
 
   /**
-   * A Kubernetes Event on the Deployment. The key tells transitions apart: the same key is
-   * emitted once.
+   * A Kubernetes Event on the Deployment. The key tells transitions apart: the same key is emitted
+   * once.
    */
   record Emit(EventReason reason, String message, String key) implements Step {}
 }
