@@ -47,7 +47,9 @@ public final class MigrationJob {
 
   static final String DATASTORE_PREFIX = "OPENFGA_DATASTORE_";
 
-  private static final Pattern REFERENCE = Pattern.compile("\\$\\(([A-Za-z_][A-Za-z0-9_.-]*)\\)");
+  /** {@code $(NAME)} is a reference; {@code $$} is an escaped {@code $}, so {@code $$(NAME)} is not. */
+  private static final Pattern REFERENCE =
+      Pattern.compile("\\$\\$|\\$\\(([A-Za-z_][A-Za-z0-9_.-]*)\\)");
 
   /** Settings that come from the operator's flags. */
   public record Spec(int backoffLimit, long activeDeadlineSeconds) {}
@@ -182,7 +184,9 @@ public final class MigrationJob {
         if (keep.contains(var.getName()) && var.getValue() != null) {
           Matcher m = REFERENCE.matcher(var.getValue());
           while (m.find()) {
-            grew |= keep.add(m.group(1));
+            if (m.group(1) != null) {
+              grew |= keep.add(m.group(1));
+            }
           }
         }
       }
