@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.PodSecurityContextBuilder;
 import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder;
 import io.fabric8.kubernetes.api.model.SecurityContextBuilder;
 import io.fabric8.kubernetes.api.model.TolerationBuilder;
@@ -47,7 +48,9 @@ public final class MigrationJob {
 
   static final String DATASTORE_PREFIX = "OPENFGA_DATASTORE_";
 
-  /** {@code $(NAME)} is a reference; {@code $$} is an escaped {@code $}, so {@code $$(NAME)} is not. */
+  /**
+   * {@code $(NAME)} is a reference; {@code $$} is an escaped {@code $}, so {@code $$(NAME)} is not.
+   */
   private static final Pattern REFERENCE =
       Pattern.compile("\\$\\$|\\$\\(([A-Za-z_][A-Za-z0-9_.-]*)\\)");
 
@@ -73,7 +76,7 @@ public final class MigrationJob {
     List<Volume> volumes =
         list(pod.getVolumes()).stream()
             .filter(v -> mounted.contains(v.getName()))
-            .map(v -> new VolumeBuilder(v).build())
+            .map(MigrationJob::copy)
             .toList();
 
     Container migrate =
@@ -87,7 +90,10 @@ public final class MigrationJob {
             .withResources(
                 container.getResources() == null
                     ? null
-                    : new ResourceRequirementsBuilder(container.getResources()).build())
+                    : new ResourceRequirementsBuilder(container.getResources())
+                        .withLimits(copy(container.getResources().getLimits()))
+                        .withRequests(copy(container.getResources().getRequests()))
+                        .build())
             .withSecurityContext(
                 container.getSecurityContext() == null
                     ? null
@@ -133,6 +139,28 @@ public final class MigrationJob {
         .endTemplate()
         .endSpec()
         .build();
+  }
+
+  /** A deep copy: fabric8 builders copy nested objects but share the values of Quantity maps. */
+  private static Volume copy(Volume volume) {
+    Volume copy = new VolumeBuilder(volume).build();
+    var claim = copy.getEphemeral() == null ? null : copy.getEphemeral().getVolumeClaimTemplate();
+    if (claim != null && claim.getSpec() != null && claim.getSpec().getResources() != null) {
+      var resources = claim.getSpec().getResources();
+      resources.setLimits(copy(resources.getLimits()));
+      resources.setRequests(copy(resources.getRequests()));
+    }
+    return copy;
+  }
+
+  private static Map<String, Quantity> copy(Map<String, Quantity> quantities) {
+    if (quantities == null) {
+      return null;
+    }
+    Map<String, Quantity> copy = new LinkedHashMap<>();
+    quantities.forEach(
+        (key, q) -> copy.put(key, q == null ? null : new Quantity(q.getAmount(), q.getFormat())));
+    return copy;
   }
 
   static Map<String, String> labels(String version) {
