@@ -1,0 +1,436 @@
+package dev.openfga.operator.testing;
+
+import dev.openfga.operator.model.Keys;
+import dev.openfga.operator.model.MigrationJob;
+import dev.openfga.operator.model.Observation;
+import dev.openfga.operator.model.Policy;
+import dev.openfga.operator.model.Timestamps;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.EnvVarBuilder;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
+import io.fabric8.kubernetes.api.model.apps.DeploymentConditionBuilder;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
+import io.fabric8.kubernetes.api.model.batch.v1.JobConditionBuilder;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Small builders for the objects the model looks at. Every call returns a fresh object; nothing
+ * here is shared between tests.
+ *
+ * <p>The default Deployment is upstream's test fixture: {@code default/openfga}, UID {@code
+ * test-uid-123}, the discovery labels, opted in, {@code replicas: 0}, one container {@code openfga}
+ * with image {@code openfga/openfga:v1.14.0} and env ENGINE=postgres, URI, LOG_LEVEL=info,
+ * ServiceAccount {@code openfga}.
+ */
+public final class Fixtures {
+  private Fixtures() {}
+
+  /** The fixed "now" of every test. */
+  public static final Instant NOW = Instant.parse("2026-01-01T00:00:00Z");
+
+  public static final String NAMESPACE = "default";
+  public static final String NAME = "openfga";
+  public static final String UID = "test-uid-123";
+  public static final String VERSION = "v1.14.0";
+  public static final String IMAGE = "openfga/openfga:" + VERSION;
+
+  public static DeploymentFixture deployment() {
+    return new DeploymentFixture();
+  }
+
+  /** The Deployment with its image set to {@code openfga/openfga:<version>}. */
+  public static Deployment deployment(String version) {
+    return deployment().image("openfga/openfga:" + version).build();
+  }
+
+  /** A Job exactly as the operator builds it for the Deployment and version (no status). */
+  public static JobFixture job(Deployment deployment, String version) {
+    Container container =
+        deployment.getSpec().getTemplate().getSpec().getContainers().stream()
+            .filter(c -> Keys.DEFAULT_CONTAINER.equals(c.getName()))
+            .findFirst()
+            .orElseThrow();
+    Job built =
+        MigrationJob.build(
+            deployment, container, version, Optional.empty(), Policy.DEFAULTS.jobSpec());
+    return new JobFixture(
+        new JobBuilder(built)
+            .editMetadata()
+            .withUid("job-uid-" + version)
+            .withResourceVersion("1")
+            .endMetadata());
+  }
+
+  /** A status ConfigMap the operator wrote for this Deployment, recording the version. */
+  public static ConfigMapBuilder statusConfigMap(Deployment deployment, String version) {
+    return new ConfigMapBuilder()
+        .withNewMetadata()
+        .withName(deployment.getMetadata().getName() + "-migration-status")
+        .withNamespace(deployment.getMetadata().getNamespace())
+        .withUid("cm-uid")
+        .withResourceVersion("1")
+        .addToLabels(Keys.PART_OF, Keys.PART_OF_OPENFGA)
+        .addToLabels(Keys.COMPONENT, Keys.COMPONENT_MIGRATION)
+        .addToLabels(Keys.MANAGED_BY, Keys.MANAGED_BY_OPERATOR)
+        .withOwnerReferences(MigrationJob.ownerReference(deployment))
+        .endMetadata()
+        .addToData(Keys.DATA_VERSION, version)
+        .addToData(Keys.DATA_MIGRATED_AT, "2025-12-01T00:00:00Z")
+        .addToData(Keys.DATA_JOB_NAME, deployment.getMetadata().getName() + "-migrate");
+  }
+
+  /** A controller owner reference to a Deployment with this name and UID. */
+  public static OwnerReference controllerRef(String deploymentName, String uid) {
+    return new OwnerReferenceBuilder()
+        .withApiVersion("apps/v1")
+        .withKind("Deployment")
+        .withName(deploymentName)
+        .withUid(uid)
+        .withController(true)
+        .build();
+  }
+
+  public static Observation observe(Deployment deployment) {
+    return observe(deployment, NOW);
+  }
+
+  public static Observation observe(Deployment deployment, Instant now) {
+    return new Observation(deployment, Optional.empty(), Optional.empty(), now);
+  }
+
+  public static Observation observe(
+      Deployment deployment, ConfigMap statusConfigMap, Job job, Instant now) {
+    return new Observation(
+        deployment, Optional.ofNullable(statusConfigMap), Optional.ofNullable(job), now);
+  }
+
+  public static EnvVar env(String name, String value) {
+    return new EnvVarBuilder().withName(name).withValue(value).build();
+  }
+
+  public static EnvVar secretEnv(String name, String secret, String key) {
+    return new EnvVarBuilder()
+        .withName(name)
+        .withNewValueFrom()
+        .withNewSecretKeyRef()
+        .withName(secret)
+        .withKey(key)
+        .endSecretKeyRef()
+        .endValueFrom()
+        .build();
+  }
+
+  /** Every object of the kind in a multi-document YAML file on the test class path. */
+  public static <T extends HasMetadata> List<T> load(String resource, Class<T> kind) {
+    try (InputStream in = Fixtures.class.getResourceAsStream(resource)) {
+      if (in == null) {
+        throw new IllegalArgumentException("no test resource " + resource);
+      }
+      Object parsed = new KubernetesSerialization().unmarshal(in);
+      List<?> all = parsed instanceof List<?> list ? list : List.of(parsed);
+      return all.stream().filter(kind::isInstance).map(kind::cast).toList();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** The only object of the kind in a YAML file of the upstream chart fixture. */
+  public static <T extends HasMetadata> T upstreamChart(String file, Class<T> kind) {
+    List<T> found = load("/fixtures/upstream-openfga-chart-0.3.12/" + file, kind);
+    if (found.size() != 1) {
+      throw new IllegalStateException(file + " has " + found.size() + " " + kind.getSimpleName());
+    }
+    return found.get(0);
+  }
+
+  /** Builds the default Deployment, with small changes. */
+  public static final class DeploymentFixture {
+    private String name = NAME;
+    private String uid = UID;
+    private Integer replicas = 0;
+    private final Map<String, String> labels = new LinkedHashMap<>();
+    private final Map<String, String> annotations = new LinkedHashMap<>();
+    private final List<Container> containers = new ArrayList<>();
+    private final List<io.fabric8.kubernetes.api.model.apps.DeploymentCondition> conditions =
+        new ArrayList<>();
+
+    private DeploymentFixture() {
+      labels.put("helm.sh/chart", "openfga-0.4.0");
+      labels.put(Keys.NAME, "openfga");
+      labels.put(Keys.INSTANCE, "openfga");
+      labels.put(Keys.COMPONENT, Keys.COMPONENT_SERVER);
+      labels.put(Keys.MANAGED_BY, Keys.MANAGED_BY_HELM);
+      labels.put(Keys.PART_OF, Keys.PART_OF_OPENFGA);
+      annotations.put(Keys.MIGRATION_ENABLED, "true");
+      containers.add(
+          new ContainerBuilder()
+              .withName("openfga")
+              .withImage(IMAGE)
+              .withArgs("run")
+              .withEnv(
+                  Fixtures.env("OPENFGA_DATASTORE_ENGINE", "postgres"),
+                  Fixtures.env(
+                      "OPENFGA_DATASTORE_URI", "postgres://postgres:password@postgres:5432/db"),
+                  Fixtures.env("OPENFGA_LOG_LEVEL", "info"))
+              .build());
+    }
+
+    public DeploymentFixture name(String value) {
+      name = value;
+      return this;
+    }
+
+    public DeploymentFixture uid(String value) {
+      uid = value;
+      return this;
+    }
+
+    public DeploymentFixture replicas(Integer value) {
+      replicas = value;
+      return this;
+    }
+
+    public DeploymentFixture label(String key, String value) {
+      labels.put(key, value);
+      return this;
+    }
+
+    public DeploymentFixture withoutLabel(String key) {
+      labels.remove(key);
+      return this;
+    }
+
+    public DeploymentFixture annotation(String key, String value) {
+      annotations.put(key, value);
+      return this;
+    }
+
+    public DeploymentFixture withoutAnnotation(String key) {
+      annotations.remove(key);
+      return this;
+    }
+
+    public DeploymentFixture desiredReplicas(int value) {
+      return annotation(Keys.DESIRED_REPLICAS, Integer.toString(value));
+    }
+
+    public DeploymentFixture retryAfter(Instant at) {
+      return annotation(Keys.RETRY_AFTER, Timestamps.format(at));
+    }
+
+    /** Sets the image of the {@code openfga} container. */
+    public DeploymentFixture image(String image) {
+      return editOpenfga(c -> new ContainerBuilder(c).withImage(image).build());
+    }
+
+    /** Replaces the env of the {@code openfga} container. */
+    public DeploymentFixture env(EnvVar... env) {
+      return editOpenfga(c -> new ContainerBuilder(c).withEnv(env).build());
+    }
+
+    /** Replaces the containers. */
+    public DeploymentFixture containers(Container... value) {
+      containers.clear();
+      containers.addAll(List.of(value));
+      return this;
+    }
+
+    public DeploymentFixture condition(String type, String status, String reason, String message) {
+      conditions.add(
+          new DeploymentConditionBuilder()
+              .withType(type)
+              .withStatus(status)
+              .withReason(reason)
+              .withMessage(message)
+              .withLastTransitionTime("2025-12-01T00:00:00Z")
+              .withLastUpdateTime("2025-12-01T00:00:00Z")
+              .build());
+      return this;
+    }
+
+    /** A {@code MigrationFailed=True} condition for the version. */
+    public DeploymentFixture failedCondition(String version) {
+      return condition(
+          Keys.CONDITION_TYPE, "True", Keys.REASON_JOB_FAILED, Keys.failedMessage(version));
+    }
+
+    /** A {@code MigrationFailed=False} condition (cleared after a success). */
+    public DeploymentFixture clearedCondition() {
+      return condition(Keys.CONDITION_TYPE, "False", Keys.REASON_SUCCEEDED, Keys.MESSAGE_SUCCEEDED);
+    }
+
+    private DeploymentFixture editOpenfga(java.util.function.UnaryOperator<Container> edit) {
+      containers.replaceAll(c -> "openfga".equals(c.getName()) ? edit.apply(c) : c);
+      return this;
+    }
+
+    public Deployment build() {
+      return new DeploymentBuilder()
+          .withNewMetadata()
+          .withName(name)
+          .withNamespace(NAMESPACE)
+          .withUid(uid)
+          .withResourceVersion("7")
+          .withLabels(new LinkedHashMap<>(labels))
+          .withAnnotations(new LinkedHashMap<>(annotations))
+          .endMetadata()
+          .withNewSpec()
+          .withReplicas(replicas)
+          .withNewSelector()
+          .addToMatchLabels(Keys.NAME, "openfga")
+          .addToMatchLabels(Keys.INSTANCE, "openfga")
+          .endSelector()
+          .withNewTemplate()
+          .withNewMetadata()
+          .addToLabels(Keys.NAME, "openfga")
+          .addToLabels(Keys.INSTANCE, "openfga")
+          .endMetadata()
+          .withNewSpec()
+          .withServiceAccountName("openfga")
+          .withContainers(containers.stream().map(c -> new ContainerBuilder(c).build()).toList())
+          .endSpec()
+          .endTemplate()
+          .endSpec()
+          .withNewStatus()
+          .withConditions(
+              conditions.stream().map(c -> new DeploymentConditionBuilder(c).build()).toList())
+          .endStatus()
+          .build();
+    }
+  }
+
+  /** Builds a Job (by default the operator's own), then gives it a status. */
+  public static final class JobFixture {
+    private final JobBuilder job;
+
+    private JobFixture(JobBuilder job) {
+      this.job = job;
+    }
+
+    public JobFixture uid(String uid) {
+      job.editMetadata().withUid(uid).endMetadata();
+      return this;
+    }
+
+    public JobFixture label(String key, String value) {
+      job.editMetadata().addToLabels(key, value).endMetadata();
+      return this;
+    }
+
+    public JobFixture withoutLabel(String key) {
+      job.editMetadata().removeFromLabels(key).endMetadata();
+      return this;
+    }
+
+    public JobFixture annotation(String key, String value) {
+      job.editMetadata().addToAnnotations(key, value).endMetadata();
+      return this;
+    }
+
+    public JobFixture withoutAnnotation(String key) {
+      job.editMetadata().removeFromAnnotations(key).endMetadata();
+      return this;
+    }
+
+    /** The retention metadata the operator records on a failed Job. */
+    public JobFixture retention(Instant retryAfter, Instant retainUntil) {
+      return annotation(Keys.RETRY_AFTER, Timestamps.format(retryAfter))
+          .annotation(Keys.RETAIN_UNTIL, Timestamps.format(retainUntil));
+    }
+
+    public JobFixture ownerReferences(OwnerReference... refs) {
+      job.editMetadata().withOwnerReferences(refs).endMetadata();
+      return this;
+    }
+
+    public JobFixture ttl(Integer seconds) {
+      job.editSpec().withTtlSecondsAfterFinished(seconds).endSpec();
+      return this;
+    }
+
+    public JobFixture terminating() {
+      job.editMetadata()
+          .withDeletionTimestamp(Timestamps.format(NOW.minusSeconds(5)))
+          .withFinalizers("foregroundDeletion")
+          .endMetadata();
+      return this;
+    }
+
+    /** The migration pod runs {@code openfga migrate}: active and ready. */
+    public JobFixture running() {
+      job.editOrNewStatus().withActive(1).withReady(1).endStatus();
+      return this;
+    }
+
+    /** A pod exists but never became ready (image pull error, bad secret, unschedulable). */
+    public JobFixture podNeverStarted() {
+      job.editOrNewStatus().withActive(1).withReady(0).endStatus();
+      return this;
+    }
+
+    public JobFixture complete(Instant at) {
+      job.editOrNewStatus()
+          .withActive(0)
+          .withReady(0)
+          .withSucceeded(1)
+          .withCompletionTime(Timestamps.format(at))
+          .addToConditions(condition("SuccessCriteriaMet", at), condition("Complete", at))
+          .endStatus();
+      return this;
+    }
+
+    /** Only {@code FailureTarget}: the Job failed but its pods are still terminating. */
+    public JobFixture failureTarget(Instant at) {
+      job.editOrNewStatus()
+          .withActive(0)
+          .withReady(0)
+          .addToConditions(condition("FailureTarget", at))
+          .endStatus();
+      return this;
+    }
+
+    /** {@code Failed} (pods gone); keeps an earlier FailureTarget. */
+    public JobFixture failed(Instant at) {
+      job.editOrNewStatus()
+          .withActive(0)
+          .withReady(0)
+          .withFailed(4)
+          .addToConditions(condition("Failed", at))
+          .endStatus();
+      return this;
+    }
+
+    public Job build() {
+      return job.build();
+    }
+
+    private static io.fabric8.kubernetes.api.model.batch.v1.JobCondition condition(
+        String type, Instant at) {
+      return new JobConditionBuilder()
+          .withType(type)
+          .withStatus("True")
+          .withReason(type.equals("Failed") ? "BackoffLimitExceeded" : null)
+          .withLastProbeTime(Timestamps.format(at))
+          .withLastTransitionTime(Timestamps.format(at))
+          .build();
+    }
+  }
+}
