@@ -19,8 +19,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Puts Kubernetes Events on Deployments, once per transition: the key of a transition names the
  * Event ({@code <deployment>.<hash>}), so a repeat (a retried reconcile, a restarted operator) is
- * skipped in memory or rejected by the API as already existing. Best effort: a failure to record
- * an Event is logged and never stops a migration.
+ * skipped in memory or rejected by the API as already existing. Best effort: a failure to record an
+ * Event is logged and never stops a migration.
  */
 public final class EventRecorder {
   private static final Logger LOG = LoggerFactory.getLogger(EventRecorder.class);
@@ -45,7 +45,8 @@ public final class EventRecorder {
     this.instance = instance;
   }
 
-  public void emit(Deployment deployment, EventReason reason, String message, String key, Instant now) {
+  public void emit(
+      Deployment deployment, EventReason reason, String message, String key, Instant now) {
     String uid = deployment.getMetadata().getUid();
     String name = eventName(deployment.getMetadata().getName(), uid + "/" + reason + "/" + key);
     if (!emitted.add(deployment.getMetadata().getNamespace() + "/" + name)) {
@@ -66,7 +67,8 @@ public final class EventRecorder {
             .withUid(uid)
             .endInvolvedObject()
             .withReason(reason.name())
-            .withMessage(message.length() > MESSAGE_MAX ? message.substring(0, MESSAGE_MAX) : message)
+            .withMessage(
+                message.length() > MESSAGE_MAX ? message.substring(0, MESSAGE_MAX) : message)
             .withType(reason.type())
             .withFirstTimestamp(time)
             .withLastTimestamp(time)
@@ -82,7 +84,11 @@ public final class EventRecorder {
     } catch (KubernetesClientException e) {
       if (e.getCode() != 409) {
         emitted.remove(deployment.getMetadata().getNamespace() + "/" + name);
-        LOG.warn("could not record Event {} on deployment {}: {}", reason, deployment.getMetadata().getName(), e.getMessage());
+        LOG.warn(
+            "could not record Event {} on deployment {}: {}",
+            reason,
+            deployment.getMetadata().getName(),
+            e.getMessage());
       }
     }
   }

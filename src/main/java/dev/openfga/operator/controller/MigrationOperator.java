@@ -14,8 +14,8 @@ import java.util.UUID;
 
 /**
  * The running operator: JOSDK with the migration reconciler registered on the Deployments that
- * carry the discovery labels, in the watched namespaces, with Job and ConfigMap informers scoped
- * to the operator's own objects.
+ * carry the discovery labels, in the watched namespaces, with Job and ConfigMap informers scoped to
+ * the operator's own objects.
  */
 public final class MigrationOperator implements AutoCloseable {
   static final String CONTROLLER = "openfga-migration";
@@ -29,7 +29,8 @@ public final class MigrationOperator implements AutoCloseable {
     this.operator = operator;
   }
 
-  public static MigrationOperator create(KubernetesClient client, OperatorConfig config, Clock clock) {
+  public static MigrationOperator create(
+      KubernetesClient client, OperatorConfig config, Clock clock) {
     String identity =
         Optional.ofNullable(System.getenv("POD_NAME"))
             .or(() -> Optional.ofNullable(System.getenv("HOSTNAME")))
@@ -60,7 +61,8 @@ public final class MigrationOperator implements AutoCloseable {
                   .withCacheSyncTimeout(Duration.ofMinutes(2));
               if (config.leaderElect()) {
                 o.withLeaderElectionConfiguration(
-                    LeaderElectionConfigurationBuilder.aLeaderElectionConfiguration(Keys.LEADER_LEASE)
+                    LeaderElectionConfigurationBuilder.aLeaderElectionConfiguration(
+                            Keys.LEADER_LEASE)
                         .withLeaseNamespace(config.leaseNamespace().orElse(null))
                         .withIdentity(identity)
                         .withExitOnStopLeading(exitOnStopLeading)

@@ -44,7 +44,8 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
   private InformerEventSource<Job, Deployment> jobs;
   private InformerEventSource<ConfigMap, Deployment> configMaps;
 
-  public MigrationReconciler(Planner planner, KubernetesClient client, EventRecorder events, Clock clock) {
+  public MigrationReconciler(
+      Planner planner, KubernetesClient client, EventRecorder events, Clock clock) {
     this.planner = planner;
     this.client = client;
     this.clock = clock;
@@ -52,14 +53,16 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
   }
 
   @Override
-  public List<EventSource<?, Deployment>> prepareEventSources(EventSourceContext<Deployment> context) {
+  public List<EventSource<?, Deployment>> prepareEventSources(
+      EventSourceContext<Deployment> context) {
     jobs =
         new InformerEventSource<>(
             InformerEventSourceConfiguration.from(Job.class, Deployment.class)
                 .withName(JOBS)
                 .withLabelSelector(Keys.OWNED_SELECTOR)
                 .withNamespacesInheritedFromController()
-                .withSecondaryToPrimaryMapper(Mappers.fromOwnerReferences("apps/v1", "Deployment", false))
+                .withSecondaryToPrimaryMapper(
+                    Mappers.fromOwnerReferences("apps/v1", "Deployment", false))
                 .build(),
             context);
     configMaps =
@@ -68,7 +71,8 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
                 .withName(CONFIG_MAPS)
                 .withLabelSelector(Keys.OWNED_SELECTOR)
                 .withNamespacesInheritedFromController()
-                .withSecondaryToPrimaryMapper(Mappers.fromOwnerReferences("apps/v1", "Deployment", false))
+                .withSecondaryToPrimaryMapper(
+                    Mappers.fromOwnerReferences("apps/v1", "Deployment", false))
                 .build(),
             context);
     return List.of(jobs, configMaps);
@@ -86,7 +90,8 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
       if (createsJob(plan) && o.statusConfigMap().isEmpty()) {
         // The cache holds only the operator's own ConfigMaps: a foreign one of the same name must
         // be found before a migration runs, not after.
-        ConfigMap direct = client.configMaps().inNamespace(ns).withName(Names.statusConfigMap(name)).get();
+        ConfigMap direct =
+            client.configMaps().inNamespace(ns).withName(Names.statusConfigMap(name)).get();
         if (direct != null) {
           o = o.withStatusConfigMap(direct);
           plan = planner.plan(o);
@@ -136,7 +141,10 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
     return plan.steps().stream().anyMatch(s -> s instanceof Step.CreateJob);
   }
 
-  /** A user error (bad input, foreign object in the way): reported by an Event, retried with backoff. */
+  /**
+   * A user error (bad input, foreign object in the way): reported by an Event, retried with
+   * backoff.
+   */
   public static final class MigrationBlockedException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 

@@ -72,20 +72,37 @@ final class StepRunner {
           patch.add("/status/conditions", s.conditions());
         }
         deployment =
-            client.apps().deployments().inNamespace(ns).withName(name).subresource("status")
+            client
+                .apps()
+                .deployments()
+                .inNamespace(ns)
+                .withName(name)
+                .subresource("status")
                 .patch(JSON_PATCH, patch.json());
         LOG.info("set condition {} on deployment {}", s.summary(), name);
       } else if (step instanceof Step.WriteStatus s) {
         status = writeStatus(deployment, status, s.data());
-        LOG.info("recorded migrated version {} in ConfigMap {}", s.data().get(Keys.DATA_VERSION), status.getMetadata().getName());
+        LOG.info(
+            "recorded migrated version {} in ConfigMap {}",
+            s.data().get(Keys.DATA_VERSION),
+            status.getMetadata().getName());
       } else if (step instanceof Step.RepairStatusOwner) {
         JsonPatch patch = JsonPatch.guardedBy(status);
         patch.add("/metadata/ownerReferences", List.of(MigrationJob.ownerReference(deployment)));
-        status = client.configMaps().inNamespace(ns).withName(status.getMetadata().getName()).patch(JSON_PATCH, patch.json());
-        LOG.info("re-owned ConfigMap {} by the recreated deployment {}", status.getMetadata().getName(), name);
+        status =
+            client
+                .configMaps()
+                .inNamespace(ns)
+                .withName(status.getMetadata().getName())
+                .patch(JSON_PATCH, patch.json());
+        LOG.info(
+            "re-owned ConfigMap {} by the recreated deployment {}",
+            status.getMetadata().getName(),
+            name);
       } else if (step instanceof Step.CreateJob s) {
         job = createJob(s.job());
-        LOG.info("created migration Job {} for version {}", job.getMetadata().getName(), s.version());
+        LOG.info(
+            "created migration Job {} for version {}", job.getMetadata().getName(), s.version());
       } else if (step instanceof Step.DeleteJob s) {
         deleteJob(job);
         LOG.info("deleting Job {}: {}", job.getMetadata().getName(), s.why());
@@ -93,21 +110,44 @@ final class StepRunner {
         job = patchJob(job, s);
       } else if (step instanceof Step.SetRetryAfter s) {
         JsonPatch patch = JsonPatch.guardedBy(deployment);
-        patch.put("/metadata/annotations", deployment.getMetadata().getAnnotations(), Keys.RETRY_AFTER, Timestamps.format(s.at()));
-        deployment = client.apps().deployments().inNamespace(ns).withName(name).patch(JSON_PATCH, patch.json());
-        LOG.info("no new migration Job for deployment {} before {}", name, Timestamps.format(s.at()));
+        patch.put(
+            "/metadata/annotations",
+            deployment.getMetadata().getAnnotations(),
+            Keys.RETRY_AFTER,
+            Timestamps.format(s.at()));
+        deployment =
+            client
+                .apps()
+                .deployments()
+                .inNamespace(ns)
+                .withName(name)
+                .patch(JSON_PATCH, patch.json());
+        LOG.info(
+            "no new migration Job for deployment {} before {}", name, Timestamps.format(s.at()));
       } else if (step instanceof Step.ClearRetryAfter) {
         var annotations = deployment.getMetadata().getAnnotations();
         if (annotations != null && annotations.containsKey(Keys.RETRY_AFTER)) {
           JsonPatch patch = JsonPatch.guardedBy(deployment);
           patch.remove("/metadata/annotations/" + JsonPatch.escape(Keys.RETRY_AFTER));
-          deployment = client.apps().deployments().inNamespace(ns).withName(name).patch(JSON_PATCH, patch.json());
+          deployment =
+              client
+                  .apps()
+                  .deployments()
+                  .inNamespace(ns)
+                  .withName(name)
+                  .patch(JSON_PATCH, patch.json());
           LOG.debug("cleared {} on deployment {}", Keys.RETRY_AFTER, name);
         }
       } else if (step instanceof Step.Scale s) {
         JsonPatch patch = JsonPatch.guardedBy(deployment);
-        patch.test("/spec/replicas", 0).add("/spec/replicas", s.replicas());
-        deployment = client.apps().deployments().inNamespace(ns).withName(name).patch(JSON_PATCH, patch.json());
+        patch.add("/spec/replicas", s.replicas());
+        deployment =
+            client
+                .apps()
+                .deployments()
+                .inNamespace(ns)
+                .withName(name)
+                .patch(JSON_PATCH, patch.json());
         LOG.info("scaled deployment {} from 0 to {} replicas", name, s.replicas());
       } else if (step instanceof Step.Emit s) {
         events.emit(deployment, s.reason(), s.message(), s.key(), o.now());
@@ -115,7 +155,8 @@ final class StepRunner {
     }
   }
 
-  private ConfigMap writeStatus(Deployment deployment, ConfigMap current, Map<String, String> data) {
+  private ConfigMap writeStatus(
+      Deployment deployment, ConfigMap current, Map<String, String> data) {
     String ns = deployment.getMetadata().getNamespace();
     if (current == null) {
       ConfigMap created = StatusRecord.build(deployment, data);
@@ -126,11 +167,16 @@ final class StepRunner {
     if (labels == null) {
       patch.add("/metadata/labels", StatusRecord.labels());
     } else {
-      StatusRecord.labels().forEach((k, v) -> patch.add("/metadata/labels/" + JsonPatch.escape(k), v));
+      StatusRecord.labels()
+          .forEach((k, v) -> patch.add("/metadata/labels/" + JsonPatch.escape(k), v));
     }
     patch.add("/metadata/ownerReferences", List.of(MigrationJob.ownerReference(deployment)));
     patch.add("/data", data);
-    return client.configMaps().inNamespace(ns).withName(current.getMetadata().getName()).patch(JSON_PATCH, patch.json());
+    return client
+        .configMaps()
+        .inNamespace(ns)
+        .withName(current.getMetadata().getName())
+        .patch(JSON_PATCH, patch.json());
   }
 
   private Job createJob(Job desired) {
@@ -141,7 +187,14 @@ final class StepRunner {
       if (e.getCode() != 409) {
         throw e;
       }
-      Job existing = client.batch().v1().jobs().inNamespace(ns).withName(desired.getMetadata().getName()).get();
+      Job existing =
+          client
+              .batch()
+              .v1()
+              .jobs()
+              .inNamespace(ns)
+              .withName(desired.getMetadata().getName())
+              .get();
       if (existing == null) {
         throw e;
       }
@@ -176,20 +229,27 @@ final class StepRunner {
       return job;
     }
     Job patched =
-        client.batch().v1().jobs().inNamespace(job.getMetadata().getNamespace()).withName(job.getMetadata().getName())
+        client
+            .batch()
+            .v1()
+            .jobs()
+            .inNamespace(job.getMetadata().getNamespace())
+            .withName(job.getMetadata().getName())
             .patch(JSON_PATCH, patch.json());
     LOG.info(
         "set ttlSecondsAfterFinished={} on Job {}{}",
         s.ttlSecondsAfterFinished(),
         job.getMetadata().getName(),
-        s.annotations().isEmpty() ? "" : " and kept it for diagnostics until " + s.annotations().get(Keys.RETAIN_UNTIL));
+        s.annotations().isEmpty()
+            ? ""
+            : " and kept it for diagnostics until " + s.annotations().get(Keys.RETAIN_UNTIL));
     return patched;
   }
 
   /**
    * Foreground delete with UID and resourceVersion preconditions: the Job object (and its name)
-   * stays until its pod is gone, so a replacement can never overlap a running migration; and a
-   * Job that changed or was replaced since it was observed is not deleted. NotFound is success.
+   * stays until its pod is gone, so a replacement can never overlap a running migration; and a Job
+   * that changed or was replaced since it was observed is not deleted. NotFound is success.
    */
   private void deleteJob(Job job) {
     DeleteOptions options =
@@ -207,23 +267,34 @@ final class StepRunner {
             + "/jobs/"
             + job.getMetadata().getName();
     HttpRequest request =
-        client.getHttpClient().newHttpRequestBuilder().uri(url)
-            .method("DELETE", "application/json", Serialization.asJson(options)).build();
+        client
+            .getHttpClient()
+            .newHttpRequestBuilder()
+            .uri(url)
+            .method("DELETE", "application/json", Serialization.asJson(options))
+            .build();
     HttpResponse<String> response;
     try {
       response = client.getHttpClient().sendAsync(request, String.class).get(30, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new KubernetesClientException("interrupted deleting Job " + job.getMetadata().getName(), e);
+      throw new KubernetesClientException(
+          "interrupted deleting Job " + job.getMetadata().getName(), e);
     } catch (ExecutionException | TimeoutException e) {
-      throw new KubernetesClientException("deleting Job " + job.getMetadata().getName() + " failed: " + e.getMessage(), e);
+      throw new KubernetesClientException(
+          "deleting Job " + job.getMetadata().getName() + " failed: " + e.getMessage(), e);
     }
     int code = response.code();
     if (code == 404 || (code >= 200 && code < 300)) {
       return;
     }
     throw new KubernetesClientException(
-        "deleting Job " + job.getMetadata().getName() + " failed: HTTP " + code + " " + response.body(),
+        "deleting Job "
+            + job.getMetadata().getName()
+            + " failed: HTTP "
+            + code
+            + " "
+            + response.body(),
         code,
         null);
   }

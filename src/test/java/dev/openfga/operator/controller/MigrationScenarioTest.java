@@ -8,8 +8,12 @@ import dev.openfga.operator.model.Keys;
 import dev.openfga.operator.testing.FakeJobController;
 import dev.openfga.operator.testing.FakeJobController.Script;
 import dev.openfga.operator.testing.MockCluster;
+import dev.openfga.operator.testing.UpstreamChart;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -40,11 +44,17 @@ class MigrationScenarioTest {
   }
 
   private void setImage(String name, String image) {
-    cluster.client().apps().deployments().inNamespace(MockCluster.NS).withName(name)
-        .edit(d -> {
-          d.getSpec().getTemplate().getSpec().getContainers().get(0).setImage(image);
-          return d;
-        });
+    cluster
+        .client()
+        .apps()
+        .deployments()
+        .inNamespace(MockCluster.NS)
+        .withName(name)
+        .edit(
+            d -> {
+              d.getSpec().getTemplate().getSpec().getContainers().get(0).setImage(image);
+              return d;
+            });
   }
 
   @Test
@@ -53,17 +63,23 @@ class MigrationScenarioTest {
     cluster.create(openfga().version("v1.8.0").build());
     startOperator();
 
-    await().atMost(WAIT).until(() -> cluster.recordedVersion("openfga").orElse(""), v -> v.equals("v1.8.0"));
+    await()
+        .atMost(WAIT)
+        .until(() -> cluster.recordedVersion("openfga").orElse(""), v -> v.equals("v1.8.0"));
     await().atMost(WAIT).until(() -> cluster.deployment("openfga").getSpec().getReplicas() == 3);
 
     Job job = cluster.job("openfga-migrate");
     assertThat(job.getSpec().getTtlSecondsAfterFinished()).isEqualTo(1);
-    assertThat(job.getSpec().getTemplate().getSpec().getContainers().get(0).getArgs()).containsExactly("migrate");
+    assertThat(job.getSpec().getTemplate().getSpec().getContainers().get(0).getArgs())
+        .containsExactly("migrate");
     assertThat(cluster.configMap("openfga-migration-status").getData())
         .containsEntry(Keys.DATA_JOB_NAME, "openfga-migrate")
         .containsKey(Keys.DATA_MIGRATED_AT);
-    await().atMost(WAIT).until(() -> cluster.eventReasons("openfga"), r -> r.contains("MigrationSucceeded"));
-    assertThat(cluster.eventReasons("openfga")).containsExactly("MigrationStarted", "MigrationSucceeded");
+    await()
+        .atMost(WAIT)
+        .until(() -> cluster.eventReasons("openfga"), r -> r.contains("MigrationSucceeded"));
+    assertThat(cluster.eventReasons("openfga"))
+        .containsExactly("MigrationStarted", "MigrationSucceeded");
     assertThat(cluster.jobs().createdByOperator()).hasSize(1);
   }
 
@@ -72,25 +88,37 @@ class MigrationScenarioTest {
     cluster.jobs().script(j -> Script.SUCCEED);
     cluster.create(openfga().version("v1.8.0").build());
     startOperator();
-    await().atMost(WAIT).until(() -> cluster.recordedVersion("openfga").orElse(""), v -> v.equals("v1.8.0"));
+    await()
+        .atMost(WAIT)
+        .until(() -> cluster.recordedVersion("openfga").orElse(""), v -> v.equals("v1.8.0"));
 
     setImage("openfga", "openfga/openfga:v1.9.0");
 
-    await().atMost(WAIT).until(() -> cluster.recordedVersion("openfga").orElse(""), v -> v.equals("v1.9.0"));
-    List<String> versions = cluster.jobs().createdByOperator().stream().map(FakeJobController::version).toList();
+    await()
+        .atMost(WAIT)
+        .until(() -> cluster.recordedVersion("openfga").orElse(""), v -> v.equals("v1.9.0"));
+    List<String> versions =
+        cluster.jobs().createdByOperator().stream().map(FakeJobController::version).toList();
     assertThat(versions).containsExactly("v1.8.0", "v1.9.0");
+    // an upgrade never scales: the replicas restored after the first install stay
     assertThat(cluster.deployment("openfga").getSpec().getReplicas()).isEqualTo(3);
   }
 
   @Test
   void failedMigrationReportsKeepsJobAndRetriesExactlyOnceAfterCooldown() {
-    cluster.jobs().script(j -> cluster.jobs().createdByOperator().size() == 1 ? Script.FAIL : Script.SUCCEED);
+    cluster
+        .jobs()
+        .script(j -> cluster.jobs().createdByOperator().size() == 1 ? Script.FAIL : Script.SUCCEED);
     cluster.create(openfga().version("v1.9.0").build());
     startOperator();
 
     await().atMost(WAIT).until(() -> cluster.fakeCondition("openfga"), c -> c.equals("True"));
     // in order: condition, then the retry deadline on the Deployment, then retention on the Job
-    await().atMost(WAIT).until(() -> cluster.job("openfga-migrate").getMetadata().getAnnotations(), a -> a.containsKey(Keys.RETAIN_UNTIL));
+    await()
+        .atMost(WAIT)
+        .until(
+            () -> cluster.job("openfga-migrate").getMetadata().getAnnotations(),
+            a -> a.containsKey(Keys.RETAIN_UNTIL));
     Job kept = cluster.job("openfga-migrate");
     assertThat(FakeJobController.version(kept)).isEqualTo("v1.9.0");
     assertThat(kept.getMetadata().getAnnotations()).containsKey(Keys.RETRY_AFTER);
@@ -98,14 +126,313 @@ class MigrationScenarioTest {
     assertThat(failed.getMetadata().getAnnotations())
         .containsEntry(Keys.RETRY_AFTER, kept.getMetadata().getAnnotations().get(Keys.RETRY_AFTER));
     assertThat(kept.getSpec().getTtlSecondsAfterFinished()).isGreaterThan(300);
-    await().atMost(WAIT).until(() -> cluster.eventReasons("openfga"), r -> r.contains("MigrationFailed"));
-    assertThat(cluster.events("openfga").stream().filter(e -> e.getReason().equals("MigrationFailed")).findFirst().orElseThrow()
-            .getType()).isEqualTo("Warning");
+    await()
+        .atMost(WAIT)
+        .until(() -> cluster.eventReasons("openfga"), r -> r.contains("MigrationFailed"));
+    assertThat(
+            cluster.events("openfga").stream()
+                .filter(e -> e.getReason().equals("MigrationFailed"))
+                .findFirst()
+                .orElseThrow()
+                .getType())
+        .isEqualTo("Warning");
 
-    await().atMost(WAIT).until(() -> cluster.recordedVersion("openfga").orElse(""), v -> v.equals("v1.9.0"));
+    await()
+        .atMost(WAIT)
+        .until(() -> cluster.recordedVersion("openfga").orElse(""), v -> v.equals("v1.9.0"));
     assertThat(cluster.jobs().createdByOperator()).hasSize(2);
     await().atMost(WAIT).until(() -> cluster.fakeCondition("openfga"), c -> c.equals("False"));
-    assertThat(cluster.deployment("openfga").getMetadata().getAnnotations()).doesNotContainKey(Keys.RETRY_AFTER);
-    assertThat(cluster.eventReasons("openfga")).containsSubsequence("MigrationStarted", "MigrationFailed", "MigrationStarted", "MigrationSucceeded");
+    assertThat(cluster.deployment("openfga").getMetadata().getAnnotations())
+        .doesNotContainKey(Keys.RETRY_AFTER);
+    assertThat(cluster.eventReasons("openfga"))
+        .containsSubsequence(
+            "MigrationStarted", "MigrationFailed", "MigrationStarted", "MigrationSucceeded");
+  }
+
+  @Test
+  void finishedJobForAnOlderVersionIsReplaced() {
+    cluster.jobs().script(j -> Script.SUCCEED);
+    cluster.create(openfga().version("v1.8.0").build());
+    startOperator();
+    await()
+        .atMost(WAIT)
+        .until(() -> cluster.recordedVersion("openfga").orElse(""), v -> v.equals("v1.8.0"));
+    String oldUid = cluster.job("openfga-migrate").getMetadata().getUid();
+
+    setImage("openfga", "openfga/openfga:v1.9.0");
+
+    await()
+        .atMost(WAIT)
+        .until(() -> cluster.recordedVersion("openfga").orElse(""), v -> v.equals("v1.9.0"));
+    Job current = cluster.job("openfga-migrate");
+    assertThat(current.getMetadata().getUid()).isNotEqualTo(oldUid);
+    assertThat(FakeJobController.version(current)).isEqualTo("v1.9.0");
+  }
+
+  @Test
+  void runningJobForAnOlderVersionIsLeftToFinish() {
+    cluster
+        .jobs()
+        .script(j -> "v1.9.0".equals(FakeJobController.version(j)) ? Script.RUN : Script.SUCCEED);
+    cluster.create(openfga().version("v1.9.0").build());
+    startOperator();
+    await()
+        .atMost(WAIT)
+        .until(
+            () -> cluster.job("openfga-migrate"),
+            j ->
+                j != null
+                    && j.getStatus() != null
+                    && Integer.valueOf(1).equals(j.getStatus().getReady()));
+    Job running = cluster.job("openfga-migrate");
+
+    setImage("openfga", "openfga/openfga:v1.10.0");
+
+    // the running `openfga migrate` is never interrupted: no delete, no second Job
+    await()
+        .during(Duration.ofSeconds(3))
+        .atMost(Duration.ofSeconds(5))
+        .until(
+            () -> cluster.job("openfga-migrate").getMetadata().getUid(),
+            uid -> uid.equals(running.getMetadata().getUid()));
+    assertThat(cluster.jobs().createdByOperator()).hasSize(1);
+
+    cluster.jobs().complete(running);
+
+    await()
+        .atMost(WAIT)
+        .until(() -> cluster.recordedVersion("openfga").orElse(""), v -> v.equals("v1.10.0"));
+    assertThat(cluster.jobs().createdByOperator().stream().map(FakeJobController::version))
+        .containsExactly("v1.9.0", "v1.10.0");
+  }
+
+  @Test
+  void jobWhosePodNeverStartedIsReplacedWhenTheImageIsFixed() {
+    cluster
+        .jobs()
+        .script(
+            j ->
+                "v9.9.9-typo".equals(FakeJobController.version(j))
+                    ? Script.NEVER_START
+                    : Script.SUCCEED);
+    cluster.create(openfga().version("v9.9.9-typo").build());
+    startOperator();
+    await()
+        .atMost(WAIT)
+        .until(
+            () -> cluster.job("openfga-migrate"),
+            j ->
+                j != null
+                    && j.getStatus() != null
+                    && Integer.valueOf(1).equals(j.getStatus().getActive()));
+
+    setImage("openfga", "openfga/openfga:v1.9.0");
+
+    await()
+        .atMost(WAIT)
+        .until(() -> cluster.recordedVersion("openfga").orElse(""), v -> v.equals("v1.9.0"));
+    assertThat(cluster.jobs().createdByOperator().stream().map(FakeJobController::version))
+        .containsExactly("v9.9.9-typo", "v1.9.0");
+  }
+
+  @Test
+  void legacyHelmHookJobOfTheSameReleaseIsAdopted() {
+    cluster.jobs().script(j -> Script.SUCCEED);
+    Job hook = UpstreamChart.load(cluster.client(), UpstreamChart.HOOK_MODE, Job.class);
+    Job legacy =
+        cluster.client().batch().v1().jobs().inNamespace(MockCluster.NS).resource(hook).create();
+    Deployment upstream =
+        UpstreamChart.load(cluster.client(), UpstreamChart.OPERATOR_MODE, Deployment.class);
+    cluster.create(upstream);
+    startOperator();
+
+    await()
+        .atMost(WAIT)
+        .until(() -> cluster.recordedVersion("openfga").orElse(""), v -> v.equals("v1.18.3"));
+    Job ours = cluster.job("openfga-migrate");
+    assertThat(ours.getMetadata().getUid()).isNotEqualTo(legacy.getMetadata().getUid());
+    assertThat(ours.getMetadata().getLabels())
+        .containsEntry(Keys.MANAGED_BY, Keys.MANAGED_BY_OPERATOR);
+    assertThat(cluster.eventReasons("openfga"))
+        .contains("LegacyHookJobAdopted", "MigrationStarted", "MigrationSucceeded");
+    // the stock chart sets 3 replicas and no desired-replicas: the operator leaves them alone
+    assertThat(cluster.deployment("openfga").getSpec().getReplicas()).isEqualTo(3);
+  }
+
+  @Test
+  void foreignJobWithTheJobNameIsLeftUntouchedWithAWarning() {
+    Job foreign =
+        new JobBuilder()
+            .withNewMetadata()
+            .withName("openfga-migrate")
+            .withNamespace(MockCluster.NS)
+            .addToLabels("team", "dba")
+            .endMetadata()
+            .withNewSpec()
+            .withNewTemplate()
+            .withNewSpec()
+            .withRestartPolicy("Never")
+            .addNewContainer()
+            .withName("x")
+            .withImage("busybox")
+            .endContainer()
+            .endSpec()
+            .endTemplate()
+            .endSpec()
+            .build();
+    Job created =
+        cluster.client().batch().v1().jobs().inNamespace(MockCluster.NS).resource(foreign).create();
+    cluster.create(openfga().version("v1.9.0").build());
+    startOperator();
+
+    await()
+        .atMost(WAIT)
+        .until(() -> cluster.eventReasons("openfga"), r -> r.contains("MigrationJobConflict"));
+    Job after = cluster.job("openfga-migrate");
+    assertThat(after.getMetadata().getUid()).isEqualTo(created.getMetadata().getUid());
+    assertThat(after.getMetadata().getResourceVersion())
+        .isEqualTo(created.getMetadata().getResourceVersion());
+    assertThat(cluster.recordedVersion("openfga")).isEmpty();
+    assertThat(cluster.events("openfga").get(0).getMessage())
+        .contains("openfga/openfga-migrate", "delete or rename it");
+  }
+
+  @Test
+  void foreignConfigMapWithTheStatusNameIsLeftUntouchedAndNoJobRuns() {
+    ConfigMap foreign =
+        new ConfigMapBuilder()
+            .withNewMetadata()
+            .withName("openfga-migration-status")
+            .withNamespace(MockCluster.NS)
+            .endMetadata()
+            .addToData("version", "mine")
+            .build();
+    ConfigMap created =
+        cluster.client().configMaps().inNamespace(MockCluster.NS).resource(foreign).create();
+    cluster.create(openfga().version("v1.9.0").build());
+    startOperator();
+
+    await()
+        .atMost(WAIT)
+        .until(() -> cluster.eventReasons("openfga"), r -> r.contains("MigrationStatusConflict"));
+    assertThat(cluster.configMap("openfga-migration-status").getMetadata().getResourceVersion())
+        .isEqualTo(created.getMetadata().getResourceVersion());
+    assertThat(cluster.job("openfga-migrate")).isNull();
+    assertThat(cluster.jobs().created()).isEmpty();
+  }
+
+  @Test
+  void memoryAndSqliteNeedNoJobButGetTheirReplicas() {
+    cluster.create(openfga().name("mem").engine("memory").build());
+    cluster.create(openfga().name("lite").engine("SQLite").build());
+    startOperator();
+
+    await().atMost(WAIT).until(() -> cluster.deployment("mem").getSpec().getReplicas() == 3);
+    await().atMost(WAIT).until(() -> cluster.deployment("lite").getSpec().getReplicas() == 3);
+    await()
+        .atMost(WAIT)
+        .until(() -> cluster.eventReasons("lite"), r -> r.contains("MigrationSkipped"));
+    assertThat(cluster.jobs().created()).isEmpty();
+    assertThat(cluster.eventReasons("mem")).isEmpty();
+  }
+
+  @Test
+  void missingContainerGivesAWarningAndNothingElse() {
+    cluster.create(openfga().annotation(Keys.CONTAINER_NAME, "authz").build());
+    startOperator();
+
+    await()
+        .atMost(WAIT)
+        .until(() -> cluster.eventReasons("openfga"), r -> r.contains("ContainerNotFound"));
+    assertThat(cluster.events("openfga").get(0).getMessage())
+        .contains("\"authz\"", "openfga, proxy");
+    assertThat(cluster.jobs().created()).isEmpty();
+    assertThat(cluster.deployment("openfga").getSpec().getReplicas()).isZero();
+    assertThat(cluster.eventReasons("openfga")).containsOnlyOnce("ContainerNotFound");
+  }
+
+  @Test
+  void conditionWrittenByTheDeploymentControllerSurvivesTheOperatorsWrites() {
+    cluster.jobs().script(j -> Script.FAIL);
+    cluster.create(openfga().version("v1.9.0").replicas(1).build());
+    await().atMost(WAIT).until(() -> conditionTypes("openfga"), t -> t.contains("Available"));
+    startOperator();
+
+    await().atMost(WAIT).until(() -> cluster.fakeCondition("openfga"), c -> c.equals("True"));
+    cluster.client().apps().deployments().inNamespace(MockCluster.NS).withName("openfga").scale(2);
+    await().atMost(WAIT).until(() -> cluster.deployment("openfga").getStatus().getReplicas() == 2);
+
+    assertThat(conditionTypes("openfga"))
+        .containsExactlyInAnyOrder("Available", Keys.CONDITION_TYPE);
+    assertThat(cluster.deployment("openfga").getSpec().getReplicas()).isEqualTo(2);
+  }
+
+  private List<String> conditionTypes(String name) {
+    Deployment d = cluster.deployment(name);
+    if (d.getStatus() == null || d.getStatus().getConditions() == null) {
+      return List.of();
+    }
+    return d.getStatus().getConditions().stream().map(c -> c.getType()).toList();
+  }
+
+  @Test
+  void restartedOperatorAdoptsTheRunningJobAndNeverCreatesASecond() {
+    cluster.jobs().script(j -> Script.RUN);
+    cluster.create(openfga().version("v1.9.0").build());
+    MigrationOperator first =
+        cluster.startOperator(MockCluster.config(Duration.ofSeconds(2), 1), "operator-a");
+    await()
+        .atMost(WAIT)
+        .until(() -> cluster.job("openfga-migrate"), j -> j != null && j.getStatus() != null);
+    Job running = cluster.job("openfga-migrate");
+    first.close();
+
+    cluster.startOperator(MockCluster.config(Duration.ofSeconds(2), 1), "operator-b");
+    await()
+        .during(Duration.ofSeconds(2))
+        .atMost(Duration.ofSeconds(4))
+        .until(() -> cluster.jobs().created().size() == 1);
+
+    cluster.jobs().complete(running);
+    await()
+        .atMost(WAIT)
+        .until(() -> cluster.recordedVersion("openfga").orElse(""), v -> v.equals("v1.9.0"));
+    assertThat(cluster.jobs().created()).hasSize(1);
+  }
+
+  @Test
+  void withLeaderElectionOnlyOneOfTwoInstancesActs() {
+    cluster.jobs().script(j -> Script.SUCCEED);
+    var config = MockCluster.config(Duration.ofSeconds(2), 1);
+    var elected =
+        new dev.openfga.operator.config.OperatorConfig(
+            config.watchNamespaces(),
+            true,
+            config.leaseNamespace(),
+            config.metricsAddress(),
+            config.healthAddress(),
+            config.backoffLimit(),
+            config.activeDeadlineSeconds(),
+            config.ttlSecondsAfterFinished(),
+            config.retryCooldown());
+    cluster.startOperator(elected, "operator-a");
+    cluster.startOperator(elected, "operator-b");
+    cluster.create(openfga().version("v1.9.0").build());
+
+    await()
+        .atMost(WAIT)
+        .until(() -> cluster.recordedVersion("openfga").orElse(""), v -> v.equals("v1.9.0"));
+    var lease =
+        cluster.client().leases().inNamespace(MockCluster.NS).withName(Keys.LEADER_LEASE).get();
+    assertThat(lease.getSpec().getHolderIdentity()).isIn("operator-a", "operator-b");
+    assertThat(cluster.jobs().created()).hasSize(1);
+    // each transition is reported once, by the leader only
+    assertThat(cluster.events("openfga"))
+        .allSatisfy(
+            e ->
+                assertThat(e.getReportingInstance())
+                    .isEqualTo(lease.getSpec().getHolderIdentity()));
+    assertThat(cluster.eventReasons("openfga"))
+        .containsExactly("MigrationStarted", "MigrationSucceeded");
   }
 }

@@ -37,17 +37,23 @@ public final class FakeDeploymentController implements AutoCloseable {
   FakeDeploymentController(KubernetesClient client) {
     this.client = client;
     this.informer =
-        client.apps().deployments().inAnyNamespace()
+        client
+            .apps()
+            .deployments()
+            .inAnyNamespace()
             .inform(
                 new ResourceEventHandler<>() {
                   @Override
                   public void onAdd(Deployment d) {
-                    worker.execute(() -> sync(d.getMetadata().getNamespace(), d.getMetadata().getName()));
+                    worker.execute(
+                        () -> sync(d.getMetadata().getNamespace(), d.getMetadata().getName()));
                   }
 
                   @Override
                   public void onUpdate(Deployment oldD, Deployment newD) {
-                    worker.execute(() -> sync(newD.getMetadata().getNamespace(), newD.getMetadata().getName()));
+                    worker.execute(
+                        () ->
+                            sync(newD.getMetadata().getNamespace(), newD.getMetadata().getName()));
                   }
 
                   @Override
@@ -72,7 +78,9 @@ public final class FakeDeploymentController implements AutoCloseable {
       }
       List<DeploymentCondition> conditions = new ArrayList<>();
       if (status.getConditions() != null) {
-        status.getConditions().stream().filter(c -> !"Available".equals(c.getType())).forEach(conditions::add);
+        status.getConditions().stream()
+            .filter(c -> !"Available".equals(c.getType()))
+            .forEach(conditions::add);
       }
       conditions.add(
           new DeploymentConditionBuilder()
@@ -93,10 +101,22 @@ public final class FakeDeploymentController implements AutoCloseable {
       String patch =
           Serialization.asJson(
               List.of(
-                  Map.of("op", "test", "path", "/metadata/resourceVersion", "value", d.getMetadata().getResourceVersion()),
+                  Map.of(
+                      "op",
+                      "test",
+                      "path",
+                      "/metadata/resourceVersion",
+                      "value",
+                      d.getMetadata().getResourceVersion()),
                   Map.of("op", "add", "path", "/status", "value", next)));
       try {
-        client.apps().deployments().inNamespace(ns).withName(name).subresource("status").patch(PatchContext.of(PatchType.JSON), patch);
+        client
+            .apps()
+            .deployments()
+            .inNamespace(ns)
+            .withName(name)
+            .subresource("status")
+            .patch(PatchContext.of(PatchType.JSON), patch);
         return;
       } catch (KubernetesClientException conflict) {
         // someone wrote in between: read again, as a real controller would
@@ -104,13 +124,18 @@ public final class FakeDeploymentController implements AutoCloseable {
     }
   }
 
-  private static Optional<DeploymentCondition> find(List<DeploymentCondition> conditions, String type) {
-    return conditions == null ? Optional.empty() : conditions.stream().filter(c -> type.equals(c.getType())).findFirst();
+  private static Optional<DeploymentCondition> find(
+      List<DeploymentCondition> conditions, String type) {
+    return conditions == null
+        ? Optional.empty()
+        : conditions.stream().filter(c -> type.equals(c.getType())).findFirst();
   }
 
   /** The operator's condition, if the Deployment has it. */
   public Optional<DeploymentCondition> migrationCondition(Deployment d) {
-    return d.getStatus() == null ? Optional.empty() : find(d.getStatus().getConditions(), Keys.CONDITION_TYPE);
+    return d.getStatus() == null
+        ? Optional.empty()
+        : find(d.getStatus().getConditions(), Keys.CONDITION_TYPE);
   }
 
   @Override

@@ -23,8 +23,8 @@ import java.util.function.Function;
 /**
  * Plays the Kubernetes Job controller on the mock API server: a new Job's pod starts, runs for a
  * moment and then the Job completes or fails — as the test's script says for that Job. Explicit
- * transitions ({@link #complete}, {@link #fail}, {@link #run}) are there for tests that drive
- * every step themselves.
+ * transitions ({@link #complete}, {@link #fail}, {@link #run}) are there for tests that drive every
+ * step themselves.
  */
 public final class FakeJobController implements AutoCloseable {
 
@@ -53,7 +53,11 @@ public final class FakeJobController implements AutoCloseable {
   FakeJobController(KubernetesClient client) {
     this.client = client;
     this.informer =
-        client.batch().v1().jobs().inAnyNamespace()
+        client
+            .batch()
+            .v1()
+            .jobs()
+            .inAnyNamespace()
             .inform(
                 new ResourceEventHandler<>() {
                   @Override
@@ -91,7 +95,8 @@ public final class FakeJobController implements AutoCloseable {
   /** Jobs created by the operator (the managed-by label), oldest first. */
   public List<Job> createdByOperator() {
     return created.stream()
-        .filter(j -> Keys.MANAGED_BY_OPERATOR.equals(j.getMetadata().getLabels().get(Keys.MANAGED_BY)))
+        .filter(
+            j -> Keys.MANAGED_BY_OPERATOR.equals(j.getMetadata().getLabels().get(Keys.MANAGED_BY)))
         .toList();
   }
 
@@ -113,7 +118,9 @@ public final class FakeJobController implements AutoCloseable {
         timer.schedule(() -> fail(job), runMillis, TimeUnit.MILLISECONDS);
       }
       case RUN -> run(job);
-      case NEVER_START -> setStatus(job, new JobStatusBuilder().withActive(1).withReady(0).withStartTime(now()).build());
+      case NEVER_START ->
+          setStatus(
+              job, new JobStatusBuilder().withActive(1).withReady(0).withStartTime(now()).build());
       case MANUAL -> {}
     }
   }
@@ -134,8 +141,16 @@ public final class FakeJobController implements AutoCloseable {
             .withStartTime(t)
             .withCompletionTime(t)
             .withConditions(
-                new JobConditionBuilder().withType("SuccessCriteriaMet").withStatus("True").withLastTransitionTime(t).build(),
-                new JobConditionBuilder().withType("Complete").withStatus("True").withLastTransitionTime(t).build())
+                new JobConditionBuilder()
+                    .withType("SuccessCriteriaMet")
+                    .withStatus("True")
+                    .withLastTransitionTime(t)
+                    .build(),
+                new JobConditionBuilder()
+                    .withType("Complete")
+                    .withStatus("True")
+                    .withLastTransitionTime(t)
+                    .build())
             .build());
   }
 
@@ -149,21 +164,43 @@ public final class FakeJobController implements AutoCloseable {
             .withFailed(1)
             .withStartTime(t)
             .withConditions(
-                new JobConditionBuilder().withType("FailureTarget").withStatus("True").withReason("BackoffLimitExceeded")
-                    .withMessage("Job has reached the specified backoff limit").withLastTransitionTime(t).build(),
-                new JobConditionBuilder().withType("Failed").withStatus("True").withReason("BackoffLimitExceeded")
-                    .withMessage("Job has reached the specified backoff limit").withLastTransitionTime(t).build())
+                new JobConditionBuilder()
+                    .withType("FailureTarget")
+                    .withStatus("True")
+                    .withReason("BackoffLimitExceeded")
+                    .withMessage("Job has reached the specified backoff limit")
+                    .withLastTransitionTime(t)
+                    .build(),
+                new JobConditionBuilder()
+                    .withType("Failed")
+                    .withStatus("True")
+                    .withReason("BackoffLimitExceeded")
+                    .withMessage("Job has reached the specified backoff limit")
+                    .withLastTransitionTime(t)
+                    .build())
             .build());
   }
 
   private void setStatus(Job job, JobStatus status) {
     Job current =
-        client.batch().v1().jobs().inNamespace(job.getMetadata().getNamespace()).withName(job.getMetadata().getName()).get();
+        client
+            .batch()
+            .v1()
+            .jobs()
+            .inNamespace(job.getMetadata().getNamespace())
+            .withName(job.getMetadata().getName())
+            .get();
     if (current == null || !current.getMetadata().getUid().equals(job.getMetadata().getUid())) {
       return;
     }
     current.setStatus(status);
-    client.batch().v1().jobs().inNamespace(job.getMetadata().getNamespace()).resource(current).updateStatus();
+    client
+        .batch()
+        .v1()
+        .jobs()
+        .inNamespace(job.getMetadata().getNamespace())
+        .resource(current)
+        .updateStatus();
   }
 
   private static String now() {

@@ -6,12 +6,16 @@ import dev.openfga.operator.model.Keys;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectRulesReviewBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -36,11 +40,42 @@ public final class MockCluster implements AutoCloseable {
   public MockCluster() {
     server =
         new KubernetesMockServer(
-            new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(List.of()), false);
+            new Context(), new MockWebServer(), new HashMap<>(), new Dispatcher(), false);
     server.init();
     client = server.createClient();
     jobController = new FakeJobController(server.createClient());
     deploymentController = new FakeDeploymentController(server.createClient());
+  }
+
+  /**
+   * The CRUD dispatcher plus what a real API server has and the mock lacks: JOSDK asks, before
+   * leader election, whether Leases may be used (a SelfSubjectRulesReview the mock rejects).
+   */
+  private static final class Dispatcher extends KubernetesCrudDispatcher {
+    Dispatcher() {
+      super(List.of());
+    }
+
+    @Override
+    public MockResponse handleCreate(RecordedRequest request) {
+      if (request.getPath().contains("/selfsubjectrulesreviews")) {
+        var review =
+            new SelfSubjectRulesReviewBuilder()
+                .withNewMetadata()
+                .endMetadata()
+                .withNewStatus()
+                .withIncomplete(false)
+                .addNewResourceRule()
+                .withApiGroups("coordination.k8s.io")
+                .withResources("leases")
+                .withVerbs("get", "list", "watch", "create", "update", "patch")
+                .endResourceRule()
+                .endStatus()
+                .build();
+        return new MockResponse().setResponseCode(201).setBody(Serialization.asJson(review));
+      }
+      return super.handleCreate(request);
+    }
   }
 
   public KubernetesClient client() {
@@ -65,7 +100,15 @@ public final class MockCluster implements AutoCloseable {
   /** Test settings: short cooldown and retention so a retry happens within seconds. */
   public static OperatorConfig config(Duration cooldown, int ttlSeconds) {
     return new OperatorConfig(
-        Set.of(NS), false, Optional.of(NS), Optional.empty(), Optional.empty(), 0, 300, ttlSeconds, cooldown);
+        Set.of(NS),
+        false,
+        Optional.of(NS),
+        Optional.empty(),
+        Optional.empty(),
+        0,
+        300,
+        ttlSeconds,
+        cooldown);
   }
 
   public MigrationOperator startOperator(OperatorConfig config, String identity) {
@@ -106,7 +149,10 @@ public final class MockCluster implements AutoCloseable {
 
   /** The status of the operator's MigrationFailed condition, or "" when absent. */
   public String fakeCondition(String deployment) {
-    return deployments().migrationCondition(deployment(deployment)).map(c -> c.getStatus()).orElse("");
+    return deployments()
+        .migrationCondition(deployment(deployment))
+        .map(c -> c.getStatus())
+        .orElse("");
   }
 
   public List<String> eventReasons(String deployment) {

@@ -82,7 +82,8 @@ public final class OpenFgaDeployment {
   }
 
   public Deployment build() {
-    Map<String, String> selector = Map.of(Keys.NAME, "openfga", Keys.INSTANCE, labels.getOrDefault(Keys.INSTANCE, name));
+    Map<String, String> selector =
+        Map.of(Keys.NAME, "openfga", Keys.INSTANCE, labels.getOrDefault(Keys.INSTANCE, name));
     return new DeploymentBuilder()
         .withNewMetadata()
         .withName(name)
@@ -115,7 +116,10 @@ public final class OpenFgaDeployment {
                         .endValueFrom()
                         .build(),
                     new EnvVarBuilder().withName("OPENFGA_LOG_LEVEL").withValue("info").build(),
-                    new EnvVarBuilder().withName("OPENFGA_PLAYGROUND_ENABLED").withValue("false").build())
+                    new EnvVarBuilder()
+                        .withName("OPENFGA_PLAYGROUND_ENABLED")
+                        .withValue("false")
+                        .build())
                 .build(),
             new ContainerBuilder().withName("proxy").withImage("envoyproxy/envoy:v1.30.0").build())
         .endSpec()
