@@ -1,0 +1,151 @@
+package dev.openfga.operator.config;
+
+import java.util.Locale;
+
+/**
+ * Every command-line flag of the operator, with its environment fallback, its default and its
+ * meaning. This is the one list of flags: the picocli command, {@code --help} and the README table
+ * are all made from it.
+ */
+public enum Flag {
+  WATCH_NAMESPACE(
+      "--watch-namespace",
+      "NAMESPACE",
+      "`POD_NAMESPACE`, then the service-account namespace file",
+      "Namespace whose OpenFGA Deployments are watched. Start-up fails when none is given and"
+          + " none can be found; the operator never widens to the whole cluster by itself."),
+  WATCH_NAMESPACES(
+      "--watch-namespaces",
+      "NS[,NS...]",
+      "",
+      "Several namespaces to watch, comma-separated (the flag may also be repeated); adds to"
+          + " --watch-namespace."),
+  WATCH_ALL_NAMESPACES(
+      "--watch-all-namespaces",
+      "true|false",
+      "false",
+      "Watch every namespace (needs a ClusterRole). Cannot be combined with --watch-namespace or"
+          + " --watch-namespaces."),
+  LEADER_ELECT(
+      "--leader-elect",
+      "true|false",
+      "false",
+      "Use leader election (Lease openfga-operator-leader in the operator's own namespace) so that"
+          + " only one replica acts."),
+  METRICS_BIND_ADDRESS(
+      "--metrics-bind-address",
+      "[HOST]:PORT",
+      ":8080",
+      "Address of the Prometheus /metrics endpoint; 0 disables it."),
+  HEALTH_PROBE_BIND_ADDRESS(
+      "--health-probe-bind-address",
+      "[HOST]:PORT",
+      ":8081",
+      "Address of the /healthz and /readyz probes; 0 disables them."),
+  BACKOFF_LIMIT(
+      "--backoff-limit",
+      "N",
+      "3",
+      "backoffLimit of migration Jobs: pod retries before a Job counts as failed (0 to 2147483647)."),
+  ACTIVE_DEADLINE_SECONDS(
+      "--active-deadline-seconds",
+      "SECONDS",
+      "300",
+      "activeDeadlineSeconds of migration Jobs (1 to 9223372036854775807)."),
+  TTL_SECONDS_AFTER_FINISHED(
+      "--ttl-seconds-after-finished",
+      "SECONDS",
+      "300",
+      "Diagnostic retention in seconds for completed and failed migration Jobs (0 to"
+          + " 2147483647)."),
+  RETRY_COOLDOWN(
+      "--retry-cooldown",
+      "DURATION",
+      "60s",
+      "Wait after a failed migration before the next attempt: a duration such as 90s, 2m or 1h30m,"
+          + " or plain seconds; at least 1s."),
+  LOG_FORMAT("--log-format", "text|json", "text", "Log format: text (one line each) or json."),
+  LOG_LEVEL(
+      "--log-level",
+      "LEVEL",
+      "info",
+      "Log level: trace, debug, info, warn or error. Kubernetes client and framework logs stay at"
+          + " warn unless the level is debug or trace.");
+
+  /** Prefix of every flag's environment variable. */
+  public static final String ENV_PREFIX = "OPENFGA_OPERATOR_";
+
+  private final String option;
+  private final String paramLabel;
+  private final String defaultValue;
+  private final String description;
+
+  Flag(String option, String paramLabel, String defaultValue, String description) {
+    this.option = option;
+    this.paramLabel = paramLabel;
+    this.defaultValue = defaultValue;
+    this.description = description;
+  }
+
+  /** The long option, e.g. {@code --backoff-limit}. */
+  public String option() {
+    return option;
+  }
+
+  /**
+   * The environment variable read when the flag is not given, e.g. {@code
+   * OPENFGA_OPERATOR_BACKOFF_LIMIT}.
+   */
+  public String envVar() {
+    return ENV_PREFIX + option.substring(2).replace('-', '_').toUpperCase(Locale.ROOT);
+  }
+
+  /** The default as shown to people (may describe a lookup rather than be a literal value). */
+  public String defaultValue() {
+    return defaultValue;
+  }
+
+  public String description() {
+    return description;
+  }
+
+  String paramLabel() {
+    return paramLabel;
+  }
+
+  /** Switches may be given without a value ({@code --leader-elect} means {@code true}). */
+  public boolean isSwitch() {
+    return this == WATCH_ALL_NAMESPACES || this == LEADER_ELECT;
+  }
+
+  /** May be given several times; the values add up. */
+  public boolean isRepeatable() {
+    return this == WATCH_NAMESPACES;
+  }
+
+  /**
+   * The flags as a Markdown table (flag, environment variable, default, meaning), for the README.
+   */
+  public static String markdownTable() {
+    StringBuilder table =
+        new StringBuilder(
+            "| Flag | Environment variable | Default | Meaning |\n|---|---|---|---|\n");
+    for (Flag flag : values()) {
+      String shownDefault =
+          flag.defaultValue.isEmpty()
+              ? "(none)"
+              : flag.defaultValue.contains("`") ? flag.defaultValue : "`" + flag.defaultValue + "`";
+      table
+          .append("| `")
+          .append(flag.option)
+          .append("` | `")
+          .append(flag.envVar())
+          .append("` | ")
+          .append(shownDefault)
+          .append(" | ")
+          .append(flag.description.replace("|", "\\|"))
+          .append(" |\n");
+    }
+    return table.toString();
+  }
+}

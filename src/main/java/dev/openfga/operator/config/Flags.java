@@ -1,0 +1,455 @@
+package dev.openfga.operator.config;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.function.Function;
+import java.util.function.ToIntFunction;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.ParseResult;
+import picocli.CommandLine.UnmatchedArgumentException;
+
+/**
+ * The operator's command line: {@code openfga-operator [flags]} runs the operator. Flags come from
+ * {@link Flag}; each falls back on its environment variable, then on its default. All invalid
+ * values are reported together, one line each, before anything starts.
+ *
+ * <p>The root command is built programmatically from {@link Flag} so that the flag list exists
+ * once. Subcommands can be added to the {@link CommandLine} that {@link #commandLine} returns.
+ */
+public final class Flags {
+
+  public static final String COMMAND_NAME = "openfga-operator";
+
+  /** Set from the downward API; the operator's own namespace. */
+  public static final String POD_NAMESPACE = "POD_NAMESPACE";
+
+  /** Shown by {@code --version} when the code does not run from a jar with a version. */
+  public static final String UNKNOWN_VERSION = "dev";
+
+  /** Exit code when flags are invalid. */
+  public static final int EXIT_INVALID_FLAGS = 1;
+
+  private static final Pattern NAMESPACE = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
+
+  private Flags() {}
+
+  /**
+   * The root command. When run without a subcommand it validates the flags and hands the result to
+   * {@code operator}, whose return value becomes the exit code; invalid flags print one line per
+   * problem on the error stream and exit with {@link #EXIT_INVALID_FLAGS}. {@code --help} and
+   * {@code --version} print and exit 0; a usage error (unknown flag, missing value) exits 2.
+   */
+  public static CommandLine commandLine(
+      Environment environment, ToIntFunction<StartupConfig> operator) {
+    RootCommand root = new RootCommand(environment, operator);
+    CommandSpec spec = CommandSpec.wrapWithoutInspection(root);
+    spec.name(COMMAND_NAME)
+        .mixinStandardHelpOptions(true)
+        .versionProvider(() -> new String[] {COMMAND_NAME + " " + version()});
+    spec.usageMessage()
+        .sortOptions(false)
+        .description(
+            "Runs OpenFGA database migrations as Kubernetes Jobs when an opted-in OpenFGA"
+                + " Deployment changes version.")
+        .footer(
+            "",
+            "Every flag may also be set through the environment variable named beside it; a flag"
+                + " on the command line wins over the environment.");
+    for (Flag flag : Flag.values()) {
+      spec.addOption(optionSpec(flag));
+    }
+    root.spec = spec;
+    CommandLine commandLine = new CommandLine(spec);
+    commandLine.setOverwrittenOptionsAllowed(true); // like Go's flag package: the last one wins
+    commandLine.setParameterExceptionHandler(Flags::reportUsageError);
+    return commandLine;
+  }
+
+  /**
+   * Parses and validates {@code args} without running anything.
+   *
+   * @throws ParameterException on a usage error (unknown flag, missing value)
+   * @throws InvalidFlagsException when values are invalid
+   */
+  public static StartupConfig parse(Environment environment, String... args)
+      throws InvalidFlagsException {
+    CommandLine commandLine = commandLine(environment, config -> 0);
+    ParseResult parsed = commandLine.parseArgs(args);
+    return resolve(given(parsed), environment);
+  }
+
+  /** The version from the jar's manifest ({@code Implementation-Version}), else {@code dev}. */
+  public static String version() {
+    String version = Flags.class.getPackage().getImplementationVersion();
+    return version == null || version.isBlank() ? UNKNOWN_VERSION : version;
+  }
+
+  /**
+   * The namespace to watch when none is given, as upstream's {@code resolveWatchNamespace}: the
+   * trimmed explicit value if not blank; else the trimmed {@code POD_NAMESPACE} if not blank
+   * (without reading the file); else the trimmed content of the service-account namespace file.
+   * Only {@code POD_NAMESPACE} is looked up.
+   *
+   * @param explicit the value given for the flag, or {@code null}
+   * @throws MissingNamespaceException when the file cannot be read (the cause is the I/O error) or
+   *     is blank
+   */
+  public static String resolveWatchNamespace(
+      String explicit, Path serviceAccountNamespaceFile, Function<String, String> lookupEnv)
+      throws MissingNamespaceException {
+    if (explicit != null && !explicit.isBlank()) {
+      return explicit.strip();
+    }
+    String podNamespace = lookupEnv.apply(POD_NAMESPACE);
+    if (podNamespace != null && !podNamespace.isBlank()) {
+      return podNamespace.strip();
+    }
+    String content;
+    try {
+      content = Files.readString(serviceAccountNamespaceFile);
+    } catch (IOException e) {
+      String reason = e instanceof NoSuchFileException ? "no such file" : e.toString();
+      throw new MissingNamespaceException(
+          POD_NAMESPACE
+              + " is empty and reading service-account namespace file \""
+              + serviceAccountNamespaceFile
+              + "\": "
+              + reason,
+          e);
+    }
+    if (content.isBlank()) {
+      throw new MissingNamespaceException(
+          POD_NAMESPACE
+              + " and service-account namespace file \""
+              + serviceAccountNamespaceFile
+              + "\" are empty");
+    }
+    return content.strip();
+  }
+
+  /** Validates the values given on the command line, completed from the environment. */
+  static StartupConfig resolve(Map<Flag, String> commandLine, Environment environment)
+      throws InvalidFlagsException {
+    return new Resolution(commandLine, environment).config();
+  }
+
+  private static OptionSpec optionSpec(Flag flag) {
+    String shownDefault = flag.defaultValue().isEmpty() ? "none" : flag.defaultValue();
+    OptionSpec.Builder option =
+        OptionSpec.builder(flag.option())
+            .paramLabel(flag.paramLabel())
+            .description(
+                flag.description(),
+                "Default: " + shownDefault.replace("`", "") + ". Env: " + flag.envVar() + ".");
+    if (flag.isSwitch()) {
+      option.type(String.class).arity("0..1").fallbackValue("true");
+    } else if (flag.isRepeatable()) {
+      option.type(List.class).auxiliaryTypes(String.class).arity("1");
+    } else {
+      option.type(String.class).arity("1");
+    }
+    return option.build();
+  }
+
+  private static Map<Flag, String> given(ParseResult parsed) {
+    Map<Flag, String> given = new EnumMap<>(Flag.class);
+    for (Flag flag : Flag.values()) {
+      OptionSpec option = parsed.matchedOption(flag.option());
+      if (option == null) {
+        continue;
+      }
+      if (flag.isRepeatable()) {
+        List<String> values = option.getValue();
+        given.put(flag, String.join(",", values));
+      } else {
+        given.put(flag, option.<String>getValue());
+      }
+    }
+    return given;
+  }
+
+  private static int reportUsageError(ParameterException e, String[] args) {
+    CommandLine commandLine = e.getCommandLine();
+    PrintWriter err = commandLine.getErr();
+    err.println(e.getMessage());
+    if (e instanceof UnmatchedArgumentException unmatched) {
+      UnmatchedArgumentException.printSuggestions(unmatched, err);
+    }
+    err.println(
+        "Try '" + commandLine.getCommandSpec().qualifiedName() + " --help' for more information.");
+    err.flush();
+    return commandLine.getCommandSpec().exitCodeOnInvalidInput();
+  }
+
+  /** Runs the operator with the validated flags. */
+  private static final class RootCommand implements Callable<Integer> {
+    private final Environment environment;
+    private final ToIntFunction<StartupConfig> operator;
+    private CommandSpec spec;
+
+    RootCommand(Environment environment, ToIntFunction<StartupConfig> operator) {
+      this.environment = environment;
+      this.operator = operator;
+    }
+
+    @Override
+    public Integer call() {
+      StartupConfig config;
+      try {
+        config = resolve(given(spec.commandLine().getParseResult()), environment);
+      } catch (InvalidFlagsException e) {
+        PrintWriter err = spec.commandLine().getErr();
+        e.problems().forEach(err::println);
+        err.flush();
+        return EXIT_INVALID_FLAGS;
+      }
+      return operator.applyAsInt(config);
+    }
+  }
+
+  /** A value with where it came from. */
+  private record Given(Flag flag, String text, boolean fromEnvironment) {
+
+    String describe() {
+      String value = text.isBlank() || !text.equals(text.strip()) ? '"' + text + '"' : text;
+      return flag.option() + (fromEnvironment ? " (env " + flag.envVar() + ")" : "") + ": " + value;
+    }
+  }
+
+  /** One pass over the flags that collects every problem. */
+  private static final class Resolution {
+    private final Map<Flag, String> commandLine;
+    private final Environment environment;
+    private final List<String> problems = new ArrayList<>();
+
+    Resolution(Map<Flag, String> commandLine, Environment environment) {
+      this.commandLine = commandLine;
+      this.environment = environment;
+    }
+
+    StartupConfig config() throws InvalidFlagsException {
+      boolean leaderElect = switchValue(Flag.LEADER_ELECT);
+      Optional<String> ownNamespace = Optional.empty();
+      String ownNamespaceProblem = null;
+      try {
+        ownNamespace =
+            Optional.of(
+                resolveWatchNamespace(
+                    null, environment.serviceAccountNamespaceFile(), environment.variables()));
+      } catch (MissingNamespaceException e) {
+        ownNamespaceProblem = e.getMessage();
+      }
+      Set<String> watchNamespaces = watchNamespaces(ownNamespace, ownNamespaceProblem);
+      if (leaderElect && ownNamespaceProblem != null) {
+        problems.add(
+            Flag.LEADER_ELECT.option()
+                + " needs the operator's own namespace for its Lease: "
+                + ownNamespaceProblem);
+      }
+      Optional<String> metricsAddress = address(Flag.METRICS_BIND_ADDRESS);
+      Optional<String> healthAddress = address(Flag.HEALTH_PROBE_BIND_ADDRESS);
+      long backoffLimit = integer(Flag.BACKOFF_LIMIT, 0, Integer.MAX_VALUE);
+      long activeDeadlineSeconds = integer(Flag.ACTIVE_DEADLINE_SECONDS, 1, Long.MAX_VALUE);
+      long ttlSecondsAfterFinished = integer(Flag.TTL_SECONDS_AFTER_FINISHED, 0, Integer.MAX_VALUE);
+      Duration retryCooldown = retryCooldown();
+      LoggingConfig.Format logFormat = choice(Flag.LOG_FORMAT, LoggingConfig.Format.values());
+      LoggingConfig.Level logLevel = choice(Flag.LOG_LEVEL, LoggingConfig.Level.values());
+      if (!problems.isEmpty()) {
+        throw new InvalidFlagsException(problems);
+      }
+      OperatorConfig operator =
+          new OperatorConfig(
+              watchNamespaces,
+              leaderElect,
+              ownNamespace,
+              metricsAddress,
+              healthAddress,
+              Math.toIntExact(backoffLimit),
+              activeDeadlineSeconds,
+              Math.toIntExact(ttlSecondsAfterFinished),
+              retryCooldown);
+      return new StartupConfig(operator, new LoggingConfig(logFormat, logLevel));
+    }
+
+    /** The command-line value, else a non-blank environment value, else nothing. */
+    private Optional<Given> given(Flag flag) {
+      String text = commandLine.get(flag);
+      if (text != null) {
+        return Optional.of(new Given(flag, text, false));
+      }
+      String fromEnvironment = environment.variable(flag.envVar());
+      if (fromEnvironment != null && !fromEnvironment.isBlank()) {
+        return Optional.of(new Given(flag, fromEnvironment, true));
+      }
+      return Optional.empty();
+    }
+
+    private Given givenOrDefault(Flag flag) {
+      return given(flag).orElseGet(() -> new Given(flag, flag.defaultValue(), false));
+    }
+
+    private void invalid(Given given, String rule) {
+      problems.add("invalid value for " + given.describe() + " (" + rule + ")");
+    }
+
+    private boolean switchValue(Flag flag) {
+      Given given = givenOrDefault(flag);
+      switch (given.text().strip().toLowerCase(Locale.ROOT)) {
+        case "true", "1":
+          return true;
+        case "false", "0":
+          return false;
+        default:
+          invalid(given, "must be true or false");
+          return false;
+      }
+    }
+
+    private long integer(Flag flag, long min, long max) {
+      Given given = givenOrDefault(flag);
+      long value;
+      try {
+        value = Long.parseLong(given.text().strip());
+      } catch (NumberFormatException e) {
+        invalid(given, "must be an integer between " + min + " and " + max);
+        return min;
+      }
+      if (value < min || value > max) {
+        invalid(given, "must be between " + min + " and " + max);
+        return min;
+      }
+      return value;
+    }
+
+    private Optional<String> address(Flag flag) {
+      Given given = givenOrDefault(flag);
+      String text = given.text().strip();
+      if (text.equals("0")) {
+        return Optional.empty();
+      }
+      try {
+        return Optional.of(BindAddress.parse(text).toString());
+      } catch (IllegalArgumentException e) {
+        invalid(given, "must be " + BindAddress.FORMAT + ", or 0 to disable");
+        return Optional.empty();
+      }
+    }
+
+    private Duration retryCooldown() {
+      Given given = givenOrDefault(Flag.RETRY_COOLDOWN);
+      String rule = "must be a duration of at least 1s, such as 90s, 2m, 1h30m, or whole seconds";
+      try {
+        Duration cooldown = GoDuration.parse(given.text());
+        if (cooldown.compareTo(Duration.ofSeconds(1)) < 0) {
+          invalid(given, rule);
+        }
+        return cooldown;
+      } catch (IllegalArgumentException e) {
+        invalid(given, rule);
+        return Duration.ofSeconds(1);
+      }
+    }
+
+    private <E extends Enum<E>> E choice(Flag flag, E[] choices) {
+      Given given = givenOrDefault(flag);
+      String text = given.text().strip();
+      for (E choice : choices) {
+        if (choice.name().equalsIgnoreCase(text)) {
+          return choice;
+        }
+      }
+      List<String> names =
+          Arrays.stream(choices).map(c -> c.name().toLowerCase(Locale.ROOT)).toList();
+      String allowed =
+          names.size() == 2
+              ? names.get(0) + " or " + names.get(1)
+              : "one of " + String.join(", ", names);
+      invalid(given, "must be " + allowed);
+      return choices[0];
+    }
+
+    private Set<String> watchNamespaces(Optional<String> ownNamespace, String ownNamespaceProblem) {
+      boolean all = switchValue(Flag.WATCH_ALL_NAMESPACES);
+      List<Given> named =
+          Stream.of(given(Flag.WATCH_NAMESPACE), given(Flag.WATCH_NAMESPACES))
+              .flatMap(Optional::stream)
+              .filter(g -> !g.text().replace(",", "").isBlank())
+              .toList();
+      Set<String> namespaces = new LinkedHashSet<>();
+      named.forEach(g -> namespaces.addAll(namespaces(g)));
+      if (all) {
+        if (!named.isEmpty()) {
+          problems.add(
+              "conflicting flags: "
+                  + Flag.WATCH_ALL_NAMESPACES.option()
+                  + " cannot be combined with "
+                  + named.stream()
+                      .map(
+                          g ->
+                              g.flag().option()
+                                  + "="
+                                  + g.text()
+                                  + (g.fromEnvironment() ? " (env " + g.flag().envVar() + ")" : ""))
+                      .collect(Collectors.joining(" and ")));
+        }
+        return Set.of();
+      }
+      if (!named.isEmpty()) {
+        return namespaces; // empty only when every name was invalid, which is reported
+      }
+      if (ownNamespaceProblem != null) {
+        problems.add(
+            "no namespace to watch: "
+                + ownNamespaceProblem
+                + "; set "
+                + Flag.WATCH_NAMESPACE.option()
+                + ", "
+                + Flag.WATCH_NAMESPACES.option()
+                + " or "
+                + Flag.WATCH_ALL_NAMESPACES.option());
+        return Set.of();
+      }
+      return Set.of(ownNamespace.orElseThrow());
+    }
+
+    /** The comma-separated names of {@code given}, each checked as a namespace name. */
+    private List<String> namespaces(Given given) {
+      List<String> names = new ArrayList<>();
+      for (String part : given.text().split(",", -1)) {
+        String name = part.strip();
+        if (name.isEmpty()) {
+          continue;
+        }
+        if (NAMESPACE.matcher(name).matches()) {
+          names.add(name);
+        } else {
+          invalid(
+              new Given(given.flag(), name, given.fromEnvironment()),
+              "must be a namespace name: at most 63 lowercase letters, digits and '-', starting"
+                  + " and ending with a letter or digit");
+        }
+      }
+      return names;
+    }
+  }
+}
