@@ -63,6 +63,13 @@ class ImageVersionTest {
         "OpenFGA/OpenFGA:v1.14.0",
         "openfga/openfga/:v1.14.0",
         "registry.example.com:port/openfga:v1.14.0",
+        "@",
+        "@@",
+        ":",
+        "/",
+        "::",
+        "openfga@sha256:abc@sha256:def",
+        "openfga/openfga:v1\n",
       })
   void rejectsReferencesThatCannotBeParsed(String image) {
     assertThat(ImageVersion.of(image)).isEmpty();
