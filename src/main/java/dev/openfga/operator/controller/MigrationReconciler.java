@@ -87,15 +87,23 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
     try {
       Observation o = observe(deployment);
       Plan plan = planner.plan(o);
-      if (createsJob(plan) && o.statusConfigMap().isEmpty()) {
-        // The cache holds only the operator's own ConfigMaps: a foreign one of the same name must
-        // be found before a migration runs, not after.
-        ConfigMap direct =
-            client.configMaps().inNamespace(ns).withName(Names.statusConfigMap(name)).get();
-        if (direct != null) {
-          o = o.withStatusConfigMap(direct);
-          plan = planner.plan(o);
+      if (createsJob(plan)) {
+        // The caches hold only the operator's own objects. Before a Job is created, look up both
+        // names once directly: a foreign status ConfigMap must be found before a migration runs,
+        // and a foreign Job (a legacy Helm hook, a hand-made one) is handled rather than tried
+        // again and again.
+        if (o.statusConfigMap().isEmpty()) {
+          ConfigMap direct =
+              client.configMaps().inNamespace(ns).withName(Names.statusConfigMap(name)).get();
+          if (direct != null) {
+            o = o.withStatusConfigMap(direct);
+          }
         }
+        Job directJob = client.batch().v1().jobs().inNamespace(ns).withName(Names.job(name)).get();
+        if (directJob != null) {
+          o = o.withJob(directJob);
+        }
+        plan = planner.plan(o);
       }
       try {
         run(plan, o);

@@ -74,6 +74,19 @@ public final class Planner {
     }
     Container c = container.get();
 
+    // A migration ServiceAccount that was asked for but cannot be used: never fall back to the
+    // runtime one silently.
+    String saValue = annotation(d, Keys.MIGRATION_SERVICE_ACCOUNT);
+    if (saValue != null && !saValue.isBlank() && s.serviceAccount().isEmpty()) {
+      return blocked(
+          steps,
+          "deployment "
+              + ref
+              + ": annotation "
+              + Keys.MIGRATION_SERVICE_ACCOUNT
+              + " is not a valid ServiceAccount name");
+    }
+
     // Rule 3: desired version from the image.
     Optional<String> desired = ImageVersion.of(c.getImage());
     if (desired.isEmpty()) {
@@ -185,7 +198,7 @@ public final class Planner {
       }
       Job job = MigrationJob.build(d, container, version, s.serviceAccount(), policy.jobSpec());
       steps.add(new CreateJob(job, version));
-      if (s.retryAfter().isPresent()) {
+      if (hasRetryAfter(d)) {
         steps.add(new Step.ClearRetryAfter());
       }
       steps.add(
@@ -269,7 +282,7 @@ public final class Planner {
               "succeeded/" + job.getMetadata().getUid()));
       return new Plan(State.UP_TO_DATE, "migration to " + version + " succeeded", steps, done());
     }
-    if (s.retryAfter().isPresent()) {
+    if (hasRetryAfter(d)) {
       steps.add(new ClearRetryAfter());
     }
     return new Plan(
@@ -397,6 +410,17 @@ public final class Planner {
 
   private static Next after(java.time.Duration delay) {
     return new Next.After(delay);
+  }
+
+  private static String annotation(Deployment d, String key) {
+    var annotations = d.getMetadata().getAnnotations();
+    return annotations == null ? null : annotations.get(key);
+  }
+
+  /** The annotation is there, parseable or not: cleared once a Job runs. */
+  private static boolean hasRetryAfter(Deployment d) {
+    var annotations = d.getMetadata().getAnnotations();
+    return annotations != null && annotations.containsKey(Keys.RETRY_AFTER);
   }
 
   static String ref(Deployment d) {
