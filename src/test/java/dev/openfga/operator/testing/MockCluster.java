@@ -23,6 +23,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A fabric8 mock API server in CRUD mode with the fake controllers a real cluster would run (Jobs,
@@ -31,6 +33,7 @@ import java.util.Set;
 public final class MockCluster implements AutoCloseable {
   public static final String NS = "openfga";
 
+  private final Dispatcher dispatcher = new Dispatcher();
   private final KubernetesMockServer server;
   private final KubernetesClient client;
   private final FakeJobController jobController;
@@ -40,7 +43,7 @@ public final class MockCluster implements AutoCloseable {
   public MockCluster() {
     server =
         new KubernetesMockServer(
-            new Context(), new MockWebServer(), new HashMap<>(), new Dispatcher(), false);
+            new Context(), new MockWebServer(), new HashMap<>(), dispatcher, false);
     server.init();
     client = server.createClient();
     jobController = new FakeJobController(server.createClient());
@@ -52,8 +55,27 @@ public final class MockCluster implements AutoCloseable {
    * leader election, whether Leases may be used (a SelfSubjectRulesReview the mock rejects).
    */
   private static final class Dispatcher extends KubernetesCrudDispatcher {
+    private final List<Fault> faults = new CopyOnWriteArrayList<>();
+
     Dispatcher() {
       super(List.of());
+    }
+
+    @Override
+    public MockResponse dispatch(RecordedRequest request) {
+      for (Fault f : faults) {
+        if (f.method().equals(request.getMethod())
+            && request.getPath().contains(f.pathPart())
+            && f.remaining().getAndDecrement() > 0) {
+          return new MockResponse()
+              .setResponseCode(f.code())
+              .setBody(
+                  "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\",\"code\":"
+                      + f.code()
+                      + ",\"message\":\"injected by the test\"}");
+        }
+      }
+      return super.dispatch(request);
     }
 
     @Override
@@ -77,6 +99,13 @@ public final class MockCluster implements AutoCloseable {
       return super.handleCreate(request);
     }
   }
+
+  /** The API server answers the next {@code times} matching requests with this HTTP code. */
+  public void failNext(String method, String pathPart, int code, int times) {
+    dispatcher.faults.add(new Fault(method, pathPart, code, new AtomicInteger(times)));
+  }
+
+  private record Fault(String method, String pathPart, int code, AtomicInteger remaining) {}
 
   public KubernetesClient client() {
     return client;
