@@ -64,7 +64,7 @@ public final class Main {
       opened.push(metrics);
       KubernetesClient client = new KubernetesClientBuilder().build();
       opened.push(client);
-      MigrationOperator operator = MigrationOperator.create(client, config, Clock.systemUTC());
+      MigrationOperator operator = MigrationOperator.create(client, config, Clock.systemUTC(), metrics.registry());
       opened.push(operator);
       if (config.healthAddress().isPresent()) {
         BindAddress address = BindAddress.parse(config.healthAddress().get());

@@ -4,6 +4,8 @@ import dev.openfga.operator.config.OperatorConfig;
 import dev.openfga.operator.model.Keys;
 import dev.openfga.operator.model.Planner;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetrics;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfigurationBuilder;
 import io.javaoperatorsdk.operator.processing.retry.GenericRetry;
@@ -25,6 +27,12 @@ public final class MigrationOperator implements AutoCloseable {
 
   private final Operator operator;
 
+  /**
+   * Set once {@link Operator#start()} has returned. JOSDK holds a lock while it starts, and its
+   * runtime information waits for that lock: the probes must not ask before.
+   */
+  private volatile boolean started;
+
   private MigrationOperator(Operator operator) {
     this.operator = operator;
   }
@@ -41,13 +49,15 @@ public final class MigrationOperator implements AutoCloseable {
   /**
    * @param identity this instance's name in Events and in the leader-election Lease
    * @param exitOnStopLeading whether losing the Lease ends the process (tests say no)
+   * @param registry where JOSDK's reconcile metrics go, or {@code null} for none
    */
   public static MigrationOperator create(
       KubernetesClient client,
       OperatorConfig config,
       Clock clock,
       String identity,
-      boolean exitOnStopLeading) {
+      boolean exitOnStopLeading,
+      MeterRegistry registry) {
     Operator operator =
         new Operator(
             o -> {
@@ -59,6 +69,9 @@ public final class MigrationOperator implements AutoCloseable {
                   .withConcurrentReconciliationThreads(4)
                   .withStopOnInformerErrorDuringStartup(true)
                   .withCacheSyncTimeout(Duration.ofMinutes(2));
+              if (registry != null) {
+                o.withMetrics(MicrometerMetrics.withoutPerResourceMetrics(registry));
+              }
               if (config.leaderElect()) {
                 o.withLeaderElectionConfiguration(
                     LeaderElectionConfigurationBuilder.aLeaderElectionConfiguration(
@@ -96,23 +109,22 @@ public final class MigrationOperator implements AutoCloseable {
   }
 
   /**
-   * Starts the informers; returns once they have synced (with leader election: at once, and the
-   * controller starts when this instance leads).
+   * Starts the informers and blocks until they have synced (with leader election: returns at
+   * once, and the controller starts when this instance leads).
    */
   public void start() {
     operator.start();
+    started = true;
   }
 
   /** True once started and every informer is healthy (synced and watching). */
   public boolean isReady() {
-    var info = operator.getRuntimeInfo();
-    return info.isStarted() && info.allEventSourcesAreHealthy();
+    return started && operator.getRuntimeInfo().allEventSourcesAreHealthy();
   }
 
-  /** False when an informer has stopped watching. */
+  /** False when an informer has stopped watching; true while starting. */
   public boolean isHealthy() {
-    var info = operator.getRuntimeInfo();
-    return !info.isStarted() || info.allEventSourcesAreHealthy();
+    return !started || operator.getRuntimeInfo().allEventSourcesAreHealthy();
   }
 
   @Override
