@@ -37,13 +37,24 @@ public final class MigrationOperator implements AutoCloseable {
     this.operator = operator;
   }
 
+  /** The production operator: identity from the pod's name, JOSDK metrics in the registry. */
   public static MigrationOperator create(
-      KubernetesClient client, OperatorConfig config, Clock clock) {
+      KubernetesClient client, OperatorConfig config, Clock clock, MeterRegistry registry) {
     String identity =
         Optional.ofNullable(System.getenv("POD_NAME"))
             .or(() -> Optional.ofNullable(System.getenv("HOSTNAME")))
             .orElseGet(() -> UUID.randomUUID().toString());
-    return create(client, config, clock, identity, true);
+    return create(client, config, clock, identity, true, registry);
+  }
+
+  /** An operator without metrics (tests, the demo). */
+  public static MigrationOperator create(
+      KubernetesClient client,
+      OperatorConfig config,
+      Clock clock,
+      String identity,
+      boolean exitOnStopLeading) {
+    return create(client, config, clock, identity, exitOnStopLeading, null);
   }
 
   /**
