@@ -245,13 +245,6 @@ public final class Planner {
       steps.add(new Emit(EventReason.MigrationJobConflict, problem, "job-conflict/" + problem));
       return blocked(steps, problem);
     }
-    // A TTL on a Job without retention metadata (armed after success, or by an older operator)
-    // could delete it before its result is recorded: remove it first.
-    Integer ttl = job.getSpec() == null ? null : job.getSpec().getTtlSecondsAfterFinished();
-    if (ttl != null && MigrationJob.annotation(job, Keys.RETAIN_UNTIL) == null) {
-      steps.add(new PatchJob(null, Map.of()));
-      ttl = null;
-    }
     if (MigrationJob.isFailed(job)) {
       return failed(o, s, job, steps);
     }
@@ -266,6 +259,13 @@ public final class Planner {
       }
       steps.add(new DeleteJob("Job is for version " + old + ", desired " + version));
       return new Plan(State.MIGRATING, "replacing Job for " + old, steps, after(Timing.SHORT));
+    }
+    // A TTL on a Job without retention metadata (armed after success, or by an older operator)
+    // could delete it before its result is recorded: remove it first.
+    Integer ttl = job.getSpec() == null ? null : job.getSpec().getTtlSecondsAfterFinished();
+    if (ttl != null && MigrationJob.annotation(job, Keys.RETAIN_UNTIL) == null) {
+      steps.add(new PatchJob(null, Map.of()));
+      ttl = null;
     }
     if (MigrationJob.isComplete(job)) {
       FailedCondition.cleared(d, now)
