@@ -64,7 +64,8 @@ public final class Main {
       opened.push(metrics);
       KubernetesClient client = new KubernetesClientBuilder().build();
       opened.push(client);
-      MigrationOperator operator = MigrationOperator.create(client, config, Clock.systemUTC(), metrics.registry());
+      MigrationOperator operator =
+          MigrationOperator.create(client, config, Clock.systemUTC(), metrics.registry());
       opened.push(operator);
       if (config.healthAddress().isPresent()) {
         BindAddress address = BindAddress.parse(config.healthAddress().get());

@@ -4,11 +4,11 @@ import dev.openfga.operator.config.OperatorConfig;
 import dev.openfga.operator.model.Keys;
 import dev.openfga.operator.model.Planner;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetrics;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfigurationBuilder;
+import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetrics;
 import io.javaoperatorsdk.operator.processing.retry.GenericRetry;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
@@ -120,8 +120,8 @@ public final class MigrationOperator implements AutoCloseable {
   }
 
   /**
-   * Starts the informers and blocks until they have synced (with leader election: returns at
-   * once, and the controller starts when this instance leads).
+   * Starts the informers and blocks until they have synced (with leader election: returns at once,
+   * and the controller starts when this instance leads).
    */
   public void start() {
     operator.start();

@@ -245,7 +245,15 @@ public final class Planner {
       steps.add(new Emit(EventReason.MigrationJobConflict, problem, "job-conflict/" + problem));
       return blocked(steps, problem);
     }
+    // A TTL on a Job without retention metadata (armed after success, or by an older operator)
+    // could delete it before its result is recorded: remove it first (not on a Job about to be
+    // deleted anyway).
+    Integer ttl = job.getSpec() == null ? null : job.getSpec().getTtlSecondsAfterFinished();
+    boolean unrecordedTtl = ttl != null && MigrationJob.annotation(job, Keys.RETAIN_UNTIL) == null;
     if (MigrationJob.isFailed(job)) {
+      if (unrecordedTtl) {
+        steps.add(new PatchJob(null, Map.of()));
+      }
       return failed(o, s, job, steps);
     }
     if (!MigrationJob.isFor(job, version)) {
@@ -260,10 +268,7 @@ public final class Planner {
       steps.add(new DeleteJob("Job is for version " + old + ", desired " + version));
       return new Plan(State.MIGRATING, "replacing Job for " + old, steps, after(Timing.SHORT));
     }
-    // A TTL on a Job without retention metadata (armed after success, or by an older operator)
-    // could delete it before its result is recorded: remove it first.
-    Integer ttl = job.getSpec() == null ? null : job.getSpec().getTtlSecondsAfterFinished();
-    if (ttl != null && MigrationJob.annotation(job, Keys.RETAIN_UNTIL) == null) {
+    if (unrecordedTtl) {
       steps.add(new PatchJob(null, Map.of()));
       ttl = null;
     }

@@ -9,7 +9,6 @@ import dev.openfga.operator.testing.FakeJobController;
 import dev.openfga.operator.testing.FakeJobController.Script;
 import dev.openfga.operator.testing.MockCluster;
 import io.fabric8.kubernetes.api.model.ConfigMap;
-import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
@@ -26,8 +25,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The README's first command. Runs the real operator in this process against an embedded mock
  * Kubernetes API server, with a simulated Job runner, and tells a short story: install OpenFGA
- * v1.8.0, migrate, upgrade to v1.9.0, the migration fails, cooldown, retry, success. Every line
- * of the timeline is something the operator did, read back from the API server.
+ * v1.8.0, migrate, upgrade to v1.9.0, the migration fails, cooldown, retry, success. Every line of
+ * the timeline is something the operator did, read back from the API server.
  */
 public final class Demo {
   private static final Duration COOLDOWN = Duration.ofSeconds(5);
@@ -52,7 +51,8 @@ public final class Demo {
         .runFor(1500)
         .script(
             job ->
-                "v1.9.0".equals(FakeJobController.version(job)) && v190attempts.incrementAndGet() == 1
+                "v1.9.0".equals(FakeJobController.version(job))
+                        && v190attempts.incrementAndGet() == 1
                     ? Script.FAIL
                     : Script.SUCCEED);
     watch(cluster);
@@ -60,9 +60,14 @@ public final class Demo {
     say("");
     say("openfga-operator demo: the real operator against an embedded mock Kubernetes API server.");
     say("A simulated Job runner plays the cluster: each migration Job runs for 1.5 s; the first");
-    say("attempt at v1.9.0 fails. Retry cooldown: " + COOLDOWN.toSeconds() + " s (60 s by default).");
-    say("Each line is read back from the API server: job = the migration Job, event = a Kubernetes");
-    say("Event on the Deployment, record = the status ConfigMap, condition = MigrationFailed on the");
+    say(
+        "attempt at v1.9.0 fails. Retry cooldown: "
+            + COOLDOWN.toSeconds()
+            + " s (60 s by default).");
+    say(
+        "Each line is read back from the API server: job = the migration Job, event = a Kubernetes");
+    say(
+        "Event on the Deployment, record = the status ConfigMap, condition = MigrationFailed on the");
     say("Deployment, annotate = the retry deadline, replicas = the Deployment's spec.replicas.");
     say("");
     cluster.startOperator(MockCluster.config(COOLDOWN, 3), "demo-operator");
@@ -81,7 +86,12 @@ public final class Demo {
         .withName(DEPLOYMENT)
         .edit(
             d -> {
-              d.getSpec().getTemplate().getSpec().getContainers().get(0).setImage("openfga/openfga:v1.9.0");
+              d.getSpec()
+                  .getTemplate()
+                  .getSpec()
+                  .getContainers()
+                  .get(0)
+                  .setImage("openfga/openfga:v1.9.0");
               return d;
             });
     if (!waitFor(() -> recorded(cluster, "v1.9.0"))) {
@@ -95,8 +105,10 @@ public final class Demo {
     say("  status ConfigMap " + status.getMetadata().getName() + ": " + status.getData());
     say("  condition MigrationFailed: " + condition(d));
     say("  replicas: " + d.getSpec().getReplicas());
-    say("  Jobs created: " + cluster.jobs().createdByOperator().size()
-        + " (v1.8.0, v1.9.0 failed, v1.9.0 retried once)");
+    say(
+        "  Jobs created: "
+            + cluster.jobs().createdByOperator().size()
+            + " (v1.8.0, v1.9.0 failed, v1.9.0 retried once)");
     say("");
     say("Try it on a cluster: see the README, section \"Running against a real cluster\".");
     return 0;
@@ -105,71 +117,123 @@ public final class Demo {
   private static void watch(MockCluster cluster) {
     var client = cluster.client();
     Map<String, String> jobState = new ConcurrentHashMap<>();
-    client.v1().events().inNamespace(MockCluster.NS).inform(added(e -> {
-      if (e.getInvolvedObject() != null && DEPLOYMENT.equals(e.getInvolvedObject().getName())) {
-        say(String.format("  event     %-7s %-22s %s", e.getType(), e.getReason(), e.getMessage()));
-      }
-    }));
-    client.batch().v1().jobs().inNamespace(MockCluster.NS).inform(new ResourceEventHandler<>() {
-      @Override
-      public void onAdd(Job job) {
-        say("  job       created " + job.getMetadata().getName() + " (version "
-            + FakeJobController.version(job) + ", no TTL until the result is recorded)");
-      }
+    client
+        .v1()
+        .events()
+        .inNamespace(MockCluster.NS)
+        .inform(
+            added(
+                e -> {
+                  if (e.getInvolvedObject() != null
+                      && DEPLOYMENT.equals(e.getInvolvedObject().getName())) {
+                    say(
+                        String.format(
+                            "  event     %-7s %-22s %s",
+                            e.getType(), e.getReason(), e.getMessage()));
+                  }
+                }));
+    client
+        .batch()
+        .v1()
+        .jobs()
+        .inNamespace(MockCluster.NS)
+        .inform(
+            new ResourceEventHandler<>() {
+              @Override
+              public void onAdd(Job job) {
+                say(
+                    "  job       created "
+                        + job.getMetadata().getName()
+                        + " (version "
+                        + FakeJobController.version(job)
+                        + ", no TTL until the result is recorded)");
+              }
 
-      @Override
-      public void onUpdate(Job oldJob, Job job) {
-        String state = jobState(job);
-        if (!state.equals(jobState.put(job.getMetadata().getUid(), state)) && !state.isEmpty()) {
-          say("  job       " + job.getMetadata().getName() + " " + state);
-        }
-      }
+              @Override
+              public void onUpdate(Job oldJob, Job job) {
+                String state = jobState(job);
+                if (!state.equals(jobState.put(job.getMetadata().getUid(), state))
+                    && !state.isEmpty()) {
+                  say("  job       " + job.getMetadata().getName() + " " + state);
+                }
+              }
 
-      @Override
-      public void onDelete(Job job, boolean unknown) {
-        say("  job       deleted " + job.getMetadata().getName() + " (version " + FakeJobController.version(job) + ")");
-      }
-    });
-    client.configMaps().inNamespace(MockCluster.NS).inform(new ResourceEventHandler<>() {
-      @Override
-      public void onAdd(ConfigMap cm) {
-        say("  record    " + cm.getMetadata().getName() + " version=" + cm.getData().get(Keys.DATA_VERSION));
-      }
+              @Override
+              public void onDelete(Job job, boolean unknown) {
+                say(
+                    "  job       deleted "
+                        + job.getMetadata().getName()
+                        + " (version "
+                        + FakeJobController.version(job)
+                        + ")");
+              }
+            });
+    client
+        .configMaps()
+        .inNamespace(MockCluster.NS)
+        .inform(
+            new ResourceEventHandler<>() {
+              @Override
+              public void onAdd(ConfigMap cm) {
+                say(
+                    "  record    "
+                        + cm.getMetadata().getName()
+                        + " version="
+                        + cm.getData().get(Keys.DATA_VERSION));
+              }
 
-      @Override
-      public void onUpdate(ConfigMap o, ConfigMap cm) {
-        if (!Objects.equals(o.getData(), cm.getData())) {
-          say("  record    " + cm.getMetadata().getName() + " version=" + cm.getData().get(Keys.DATA_VERSION));
-        }
-      }
+              @Override
+              public void onUpdate(ConfigMap o, ConfigMap cm) {
+                if (!Objects.equals(o.getData(), cm.getData())) {
+                  say(
+                      "  record    "
+                          + cm.getMetadata().getName()
+                          + " version="
+                          + cm.getData().get(Keys.DATA_VERSION));
+                }
+              }
 
-      @Override
-      public void onDelete(ConfigMap cm, boolean unknown) {}
-    });
-    client.apps().deployments().inNamespace(MockCluster.NS).inform(new ResourceEventHandler<>() {
-      @Override
-      public void onAdd(Deployment d) {}
+              @Override
+              public void onDelete(ConfigMap cm, boolean unknown) {}
+            });
+    client
+        .apps()
+        .deployments()
+        .inNamespace(MockCluster.NS)
+        .inform(
+            new ResourceEventHandler<>() {
+              @Override
+              public void onAdd(Deployment d) {}
 
-      @Override
-      public void onUpdate(Deployment o, Deployment d) {
-        if (!Objects.equals(o.getSpec().getReplicas(), d.getSpec().getReplicas())) {
-          say("  replicas  " + o.getSpec().getReplicas() + " -> " + d.getSpec().getReplicas());
-        }
-        if (!condition(o).equals(condition(d))) {
-          say("  condition MigrationFailed=" + condition(d));
-        }
-        String before = retryAfter(o);
-        String after = retryAfter(d);
-        if (!Objects.equals(before, after)) {
-          say(after == null
-              ? "  annotate  removed " + Keys.RETRY_AFTER
-              : "  annotate  " + Keys.RETRY_AFTER + "=" + after + " (no new Job before then)");
-        }
-      }
+              @Override
+              public void onUpdate(Deployment o, Deployment d) {
+                if (!Objects.equals(o.getSpec().getReplicas(), d.getSpec().getReplicas())) {
+                  say(
+                      "  replicas  "
+                          + o.getSpec().getReplicas()
+                          + " -> "
+                          + d.getSpec().getReplicas());
+                }
+                if (!condition(o).equals(condition(d))) {
+                  say("  condition MigrationFailed=" + condition(d));
+                }
+                String before = retryAfter(o);
+                String after = retryAfter(d);
+                if (!Objects.equals(before, after)) {
+                  say(
+                      after == null
+                          ? "  annotate  removed " + Keys.RETRY_AFTER
+                          : "  annotate  "
+                              + Keys.RETRY_AFTER
+                              + "="
+                              + after
+                              + " (no new Job before then)");
+                }
+              }
 
-      @Override
-      public void onDelete(Deployment d, boolean unknown) {}
-    });
+              @Override
+              public void onDelete(Deployment d, boolean unknown) {}
+            });
   }
 
   private static String jobState(Job job) {
@@ -178,7 +242,8 @@ public final class Demo {
     }
     if (job.getStatus().getConditions() != null) {
       for (var c : job.getStatus().getConditions()) {
-        if ("True".equals(c.getStatus()) && (c.getType().equals("Complete") || c.getType().equals("Failed"))) {
+        if ("True".equals(c.getStatus())
+            && (c.getType().equals("Complete") || c.getType().equals("Failed"))) {
           return c.getType().toLowerCase(java.util.Locale.ROOT)
               + (c.getReason() == null ? "" : " (" + c.getReason() + ")");
         }

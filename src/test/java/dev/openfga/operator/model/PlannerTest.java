@@ -301,40 +301,46 @@ class PlannerTest {
     }
 
     @Test
-    void reportsMalformedAnnotationsAndStillMigrates() {
-      Deployment d =
-          Fixtures.deployment()
-              .annotation(Keys.DESIRED_REPLICAS, "three")
-              .annotation(Keys.MIGRATION_SERVICE_ACCOUNT, "Not_Valid")
-              .build();
-
-      Plan plan = planner.plan(observe(d));
-
-      assertThat(kinds(plan)).containsExactly(Emit.class, Emit.class, CreateJob.class, Emit.class);
-      assertThat(plan.steps().subList(0, 2))
-          .allSatisfy(
-              s -> assertThat(((Emit) s).reason()).isEqualTo(EventReason.InvalidConfiguration));
-      assertThat(((Emit) plan.steps().get(0)).message()).contains(Keys.DESIRED_REPLICAS, "three");
-      assertThat(((Emit) plan.steps().get(1)).message())
-          .contains(Keys.MIGRATION_SERVICE_ACCOUNT, "Not_Valid");
-      assertThat(
-              only(plan, CreateJob.class)
-                  .job()
-                  .getSpec()
-                  .getTemplate()
-                  .getSpec()
-                  .getServiceAccountName())
-          .isEqualTo("openfga");
-    }
-
-    @Test
-    void ignoresAnUnparseableRetryDeadlineAndReportsIt() {
-      Deployment d = Fixtures.deployment().annotation(Keys.RETRY_AFTER, "tomorrow").build();
+    void reportsAMalformedReplicaCountAndStillMigrates() {
+      Deployment d = Fixtures.deployment().annotation(Keys.DESIRED_REPLICAS, "three").build();
 
       Plan plan = planner.plan(observe(d));
 
       assertThat(plan.state()).isEqualTo(State.MIGRATING);
       assertThat(kinds(plan)).containsExactly(Emit.class, CreateJob.class, Emit.class);
+      Emit problem = (Emit) plan.steps().get(0);
+      assertThat(problem.reason()).isEqualTo(EventReason.InvalidConfiguration);
+      assertThat(problem.message()).contains(Keys.DESIRED_REPLICAS, "three");
+    }
+
+    @Test
+    void blocksOnAnUnusableMigrationServiceAccountInsteadOfFallingBackToThePods() {
+      Deployment d =
+          Fixtures.deployment().annotation(Keys.MIGRATION_SERVICE_ACCOUNT, "Not_Valid").build();
+
+      Plan plan = planner.plan(observe(d));
+
+      assertThat(plan.state()).isEqualTo(State.BLOCKED);
+      assertThat(kinds(plan)).containsExactly(Emit.class);
+      assertThat(event(plan).reason()).isEqualTo(EventReason.InvalidConfiguration);
+      assertThat(event(plan).message()).contains(Keys.MIGRATION_SERVICE_ACCOUNT, "Not_Valid");
+      assertThat(plan.next())
+          .isInstanceOfSatisfying(
+              Next.Blocked.class,
+              b ->
+                  assertThat(b.problem())
+                      .contains("default/openfga", Keys.MIGRATION_SERVICE_ACCOUNT));
+    }
+
+    @Test
+    void ignoresAnUnparseableRetryDeadlineReportsItAndClearsItAfterCreating() {
+      Deployment d = Fixtures.deployment().annotation(Keys.RETRY_AFTER, "tomorrow").build();
+
+      Plan plan = planner.plan(observe(d));
+
+      assertThat(plan.state()).isEqualTo(State.MIGRATING);
+      assertThat(kinds(plan))
+          .containsExactly(Emit.class, CreateJob.class, ClearRetryAfter.class, Emit.class);
       assertThat(((Emit) plan.steps().get(0)).message()).contains(Keys.RETRY_AFTER, "tomorrow");
     }
   }
@@ -957,6 +963,15 @@ class PlannerTest {
       assertThat(kinds(plan)).containsExactly(DeleteJob.class);
       assertThat(only(plan, DeleteJob.class).why()).contains("v1.14.0", "v1.15.0");
       assertThat(plan.next()).isEqualTo(after(1));
+    }
+
+    @Test
+    void deletesAStaleJobWithATtlWithoutPatchingItFirst() {
+      Job stale = Fixtures.job(d, "v1.14.0").complete(NOW.minusSeconds(600)).ttl(300).build();
+
+      Plan plan = planner.plan(observe(d, recorded, stale, NOW));
+
+      assertThat(kinds(plan)).containsExactly(DeleteJob.class);
     }
 
     @Test
