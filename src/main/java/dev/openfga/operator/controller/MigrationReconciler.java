@@ -6,10 +6,12 @@ import dev.openfga.operator.model.Observation;
 import dev.openfga.operator.model.Plan;
 import dev.openfga.operator.model.Planner;
 import dev.openfga.operator.model.Step;
+import dev.openfga.operator.model.Timing;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
@@ -23,7 +25,9 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
@@ -41,6 +45,10 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
   private final StepRunner steps;
   private final KubernetesClient client;
   private final Clock clock;
+
+  /** Deployments blocked by a user error, with how many times in a row. */
+  private final Map<ResourceID, Integer> blocked = new ConcurrentHashMap<>();
+
   private InformerEventSource<Job, Deployment> jobs;
   private InformerEventSource<ConfigMap, Deployment> configMaps;
 
@@ -106,17 +114,36 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
         plan = planner.plan(o);
       }
       try {
-        run(plan, o);
-      } catch (StepRunner.JobNameTaken taken) {
-        // Not in the cache, so not the operator's (a legacy Helm hook, a hand-made Job): decide
-        // again with it instead of trying to create again and again.
-        o = o.withJob(taken.existing);
-        plan = planner.plan(o);
-        run(plan, o);
+        try {
+          run(plan, o);
+        } catch (StepRunner.NameTaken taken) {
+          // Not in the cache, so not the operator's (a legacy Helm hook, a hand-made Job, someone
+          // else's ConfigMap): decide again with it instead of trying to create again and again.
+          o =
+              taken.existing instanceof Job job
+                  ? o.withJob(job)
+                  : o.withStatusConfigMap((ConfigMap) taken.existing);
+          plan = planner.plan(o);
+          run(plan, o);
+        }
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 409) {
+          throw e;
+        }
+        // Someone changed an object between our read and our conditional write: look again.
+        LOG.debug("write conflict, looking again: {}", e.getMessage());
+        return UpdateControl.<Deployment>noUpdate().rescheduleAfter(Timing.SHORT);
       }
+      ResourceID id = ResourceID.fromResource(deployment);
       if (plan.next() instanceof Plan.Next.Blocked b) {
-        throw new MigrationBlockedException(b.problem());
+        // A user error: reported by an Event (once), looked at again with a growing delay.
+        int attempt = blocked.merge(id, 1, Integer::sum);
+        if (attempt == 1) {
+          LOG.warn("blocked: {}", b.problem());
+        }
+        return UpdateControl.<Deployment>noUpdate().rescheduleAfter(Timing.blockedRetry(attempt));
       }
+      blocked.remove(id);
       if (plan.next() instanceof Plan.Next.After a) {
         return UpdateControl.<Deployment>noUpdate().rescheduleAfter(a.delay());
       }

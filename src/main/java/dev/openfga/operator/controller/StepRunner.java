@@ -11,15 +11,20 @@ import dev.openfga.operator.model.Timestamps;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.DeleteOptions;
 import io.fabric8.kubernetes.api.model.DeleteOptionsBuilder;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.NonNamespaceOperation;
+import io.fabric8.kubernetes.client.dsl.Resource;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.HttpResponse;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
@@ -38,13 +43,17 @@ final class StepRunner {
   private static final Logger LOG = LoggerFactory.getLogger(StepRunner.class);
   private static final PatchContext JSON_PATCH = PatchContext.of(PatchType.JSON);
 
-  /** The Job name is taken by a Job the cache does not hold; the reconcile plans again. */
-  static final class JobNameTaken extends RuntimeException {
+  /** A name is taken by an object the cache does not hold; the reconcile plans again with it. */
+  static final class NameTaken extends RuntimeException {
     private static final long serialVersionUID = 1L;
-    final transient Job existing;
+    final transient HasMetadata existing;
 
-    JobNameTaken(Job existing) {
-      super("migration Job name taken by " + existing.getMetadata().getName(), null, false, false);
+    NameTaken(HasMetadata existing) {
+      super(
+          existing.getKind() + " " + existing.getMetadata().getName() + " exists",
+          null,
+          false,
+          false);
       this.existing = existing;
     }
   }
@@ -87,20 +96,16 @@ final class StepRunner {
             s.data().get(Keys.DATA_VERSION),
             status.getMetadata().getName());
       } else if (step instanceof Step.RepairStatusOwner) {
-        JsonPatch patch = JsonPatch.guardedBy(status);
-        patch.add("/metadata/ownerReferences", List.of(MigrationJob.ownerReference(deployment)));
-        status =
-            client
-                .configMaps()
-                .inNamespace(ns)
-                .withName(status.getMetadata().getName())
-                .patch(JSON_PATCH, patch.json());
+        status = writeStatus(deployment, status, null);
         LOG.info(
             "re-owned ConfigMap {} by the recreated deployment {}",
             status.getMetadata().getName(),
             name);
       } else if (step instanceof Step.CreateJob s) {
-        job = createJob(s.job());
+        job =
+            create(
+                s.job(),
+                client.batch().v1().jobs().inNamespace(s.job().getMetadata().getNamespace()));
         LOG.info(
             "created migration Job {} for version {}", job.getMetadata().getName(), s.version());
       } else if (step instanceof Step.DeleteJob s) {
@@ -155,12 +160,15 @@ final class StepRunner {
     }
   }
 
+  /**
+   * Creates the record, or patches the existing one: its data (when given), the three labels (other
+   * labels kept) and the controller reference to this Deployment (other owner references kept).
+   */
   private ConfigMap writeStatus(
       Deployment deployment, ConfigMap current, Map<String, String> data) {
     String ns = deployment.getMetadata().getNamespace();
     if (current == null) {
-      ConfigMap created = StatusRecord.build(deployment, data);
-      return client.configMaps().inNamespace(ns).resource(created).create();
+      return create(StatusRecord.build(deployment, data), client.configMaps().inNamespace(ns));
     }
     JsonPatch patch = JsonPatch.guardedBy(current);
     var labels = current.getMetadata().getLabels();
@@ -170,8 +178,17 @@ final class StepRunner {
       StatusRecord.labels()
           .forEach((k, v) -> patch.add("/metadata/labels/" + JsonPatch.escape(k), v));
     }
-    patch.add("/metadata/ownerReferences", List.of(MigrationJob.ownerReference(deployment)));
-    patch.add("/data", data);
+    List<OwnerReference> owners = new ArrayList<>();
+    if (current.getMetadata().getOwnerReferences() != null) {
+      current.getMetadata().getOwnerReferences().stream()
+          .filter(r -> !Boolean.TRUE.equals(r.getController()))
+          .forEach(owners::add);
+    }
+    owners.add(MigrationJob.ownerReference(deployment));
+    patch.add("/metadata/ownerReferences", owners);
+    if (data != null) {
+      patch.add("/data", data);
+    }
     return client
         .configMaps()
         .inNamespace(ns)
@@ -179,26 +196,23 @@ final class StepRunner {
         .patch(JSON_PATCH, patch.json());
   }
 
-  private Job createJob(Job desired) {
-    String ns = desired.getMetadata().getNamespace();
+  /**
+   * Creates the object; when its name is taken by an object the cache does not hold, reads that one
+   * and hands it back to the reconcile ({@link NameTaken}) instead of retrying the create.
+   */
+  private static <T extends HasMetadata> T create(
+      T desired, NonNamespaceOperation<T, ?, ? extends Resource<T>> in) {
     try {
-      return client.batch().v1().jobs().inNamespace(ns).resource(desired).create();
+      return in.resource(desired).create();
     } catch (KubernetesClientException e) {
       if (e.getCode() != 409) {
         throw e;
       }
-      Job existing =
-          client
-              .batch()
-              .v1()
-              .jobs()
-              .inNamespace(ns)
-              .withName(desired.getMetadata().getName())
-              .get();
+      T existing = in.withName(desired.getMetadata().getName()).get();
       if (existing == null) {
         throw e;
       }
-      throw new JobNameTaken(existing);
+      throw new NameTaken(existing);
     }
   }
 

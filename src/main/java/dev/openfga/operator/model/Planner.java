@@ -24,6 +24,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * The decision: a pure function of an {@link Observation} (and the operator's {@link Policy}) to a
@@ -304,6 +305,8 @@ public final class Planner {
     String failedVersion = MigrationJob.describedVersion(job);
     FailedCondition.failed(d, failedVersion, now)
         .ifPresent(c -> steps.add(new SetConditions(c, Keys.CONDITION_TYPE + "=True")));
+    // The Event comes right after the condition: the evidence first, then the bookkeeping.
+    int eventAt = steps.size();
 
     Optional<Instant> recordedRetry =
         Optional.ofNullable(MigrationJob.annotation(job, Keys.RETRY_AFTER))
@@ -344,14 +347,12 @@ public final class Planner {
     String why =
         MigrationJob.condition(job, "Failed")
             .or(() -> MigrationJob.condition(job, "FailureTarget"))
-            .map(
-                c ->
-                    " ("
-                        + c.getReason()
-                        + (c.getMessage() == null ? "" : ": " + c.getMessage())
-                        + ")")
+            .map(c -> Stream.of(c.getReason(), c.getMessage()).filter(Objects::nonNull).toList())
+            .filter(parts -> !parts.isEmpty())
+            .map(parts -> " (" + String.join(": ", parts) + ")")
             .orElse("");
     steps.add(
+        eventAt,
         new Emit(
             EventReason.MigrationFailed,
             "Migration Job "

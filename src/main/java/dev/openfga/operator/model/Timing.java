@@ -79,6 +79,19 @@ public final class Timing {
     return (int) Math.min(Integer.MAX_VALUE, seconds);
   }
 
+  /** The longest wait between two looks at a Deployment blocked by a user error. */
+  public static final Duration BLOCKED_MAX = Duration.ofMinutes(5);
+
+  /**
+   * When to look again at a Deployment blocked by a user error (bad annotation, foreign object in
+   * the way), the n-th time in a row: 1 s, 2 s, 4 s ... up to {@link #BLOCKED_MAX}.
+   */
+  public static Duration blockedRetry(int attempt) {
+    int doublings = Math.max(0, Math.min(attempt - 1, 20));
+    Duration delay = SHORT.multipliedBy(1L << doublings);
+    return delay.compareTo(BLOCKED_MAX) > 0 ? BLOCKED_MAX : delay;
+  }
+
   /** Time left until the instant, never less than {@link #SHORT}. */
   public static Duration until(Instant now, Instant at) {
     Duration left = Duration.between(now, at);

@@ -44,17 +44,7 @@ class MigrationScenarioTest {
   }
 
   private void setImage(String name, String image) {
-    cluster
-        .client()
-        .apps()
-        .deployments()
-        .inNamespace(MockCluster.NS)
-        .withName(name)
-        .edit(
-            d -> {
-              d.getSpec().getTemplate().getSpec().getContainers().get(0).setImage(image);
-              return d;
-            });
+    cluster.setImage(name, image);
   }
 
   @Test

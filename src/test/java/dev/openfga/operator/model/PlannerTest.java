@@ -1299,14 +1299,14 @@ class PlannerTest {
 
       assertThat(plan.state()).isEqualTo(State.FAILED);
       assertThat(kinds(plan))
-          .containsExactly(SetConditions.class, SetRetryAfter.class, PatchJob.class, Emit.class);
+          .containsExactly(SetConditions.class, Emit.class, SetRetryAfter.class, PatchJob.class);
       DeploymentCondition c = migrationFailed(only(plan, SetConditions.class));
       assertThat(c.getStatus()).isEqualTo("True");
       assertThat(c.getReason()).isEqualTo("MigrationJobFailed");
       assertThat(c.getMessage())
           .isEqualTo("Database migration failed for version v1.14.0. Check migration job logs.");
-      assertThat(plan.steps().get(1)).isEqualTo(new SetRetryAfter(NOW.plusSeconds(60)));
-      assertThat(plan.steps().get(2))
+      assertThat(plan.steps().get(2)).isEqualTo(new SetRetryAfter(NOW.plusSeconds(60)));
+      assertThat(plan.steps().get(3))
           .isEqualTo(new PatchJob(600, retention(NOW.plusSeconds(60), NOW.plusSeconds(300))));
       assertThat(event(plan).reason()).isEqualTo(EventReason.MigrationFailed);
       assertThat(event(plan).reason().warning()).isTrue();
@@ -1323,10 +1323,10 @@ class PlannerTest {
 
       assertThat(plan.state()).isEqualTo(State.FAILED);
       assertThat(kinds(plan))
-          .containsExactly(SetConditions.class, SetRetryAfter.class, PatchJob.class, Emit.class);
+          .containsExactly(SetConditions.class, Emit.class, SetRetryAfter.class, PatchJob.class);
       assertThat(migrationFailed(only(plan, SetConditions.class)).getStatus()).isEqualTo("True");
-      assertThat(plan.steps().get(1)).isEqualTo(new SetRetryAfter(NOW.plusSeconds(60)));
-      assertThat(plan.steps().get(2))
+      assertThat(plan.steps().get(2)).isEqualTo(new SetRetryAfter(NOW.plusSeconds(60)));
+      assertThat(plan.steps().get(3))
           .isEqualTo(new PatchJob(600, retention(NOW.plusSeconds(60), NOW.plusSeconds(60))));
       assertThat(plan.next()).isEqualTo(after(10));
     }
@@ -1357,8 +1357,8 @@ class PlannerTest {
       assertThat(failing.next()).isEqualTo(after(10));
       assertThat(failed.steps())
           .containsExactly(
-              new PatchJob(420, retention(NOW.plusSeconds(60), NOW.plusSeconds(150))),
-              event(failed));
+              event(failed),
+              new PatchJob(420, retention(NOW.plusSeconds(60), NOW.plusSeconds(150))));
       assertThat(failed.next()).isEqualTo(after(120));
       assertThat(kinds(stillRetained)).containsExactly(Emit.class);
       assertThat(stillRetained.next()).isEqualTo(after(89));
@@ -1370,9 +1370,10 @@ class PlannerTest {
 
       Plan plan = plannerWithTtl(0).plan(observe(d, null, failed, NOW));
 
-      assertThat(plan.steps().subList(0, 3))
+      assertThat(plan.steps().subList(0, 4))
           .satisfiesExactly(
               s -> assertThat(s).isInstanceOf(SetConditions.class),
+              s -> assertThat(s).isInstanceOf(Emit.class),
               s -> assertThat(s).isEqualTo(new SetRetryAfter(NOW.plusSeconds(60))),
               s ->
                   assertThat(s)
@@ -1395,8 +1396,8 @@ class PlannerTest {
 
       Plan plan = plannerWithTtl(0).plan(observe(persisted, null, failed, NOW));
 
-      assertThat(kinds(plan)).containsExactly(PatchJob.class, Emit.class);
-      assertThat(plan.steps().get(0))
+      assertThat(kinds(plan)).containsExactly(Emit.class, PatchJob.class);
+      assertThat(plan.steps().get(1))
           .isEqualTo(new PatchJob(360, retention(NOW.plusSeconds(60), NOW.plusSeconds(60))));
       assertThat(plan.next()).isEqualTo(after(60));
     }
@@ -1419,9 +1420,9 @@ class PlannerTest {
       assertThat(first.steps())
           .containsExactly(
               only(first, SetConditions.class),
+              event(first),
               new SetRetryAfter(NOW.plusSeconds(60)),
-              new PatchJob(420, retention(NOW.plusSeconds(60), NOW.plusSeconds(120))),
-              event(first));
+              new PatchJob(420, retention(NOW.plusSeconds(60), NOW.plusSeconds(120))));
       assertThat(first.next()).isEqualTo(after(120));
       assertThat(kinds(waiting)).containsExactly(Emit.class);
       assertThat(event(waiting).key()).isEqualTo(event(first).key());
@@ -1492,7 +1493,7 @@ class PlannerTest {
       Plan plan = planner.plan(observe(noCondition, null, expired, NOW));
 
       assertThat(kinds(plan))
-          .containsExactly(SetConditions.class, SetRetryAfter.class, Emit.class, DeleteJob.class);
+          .containsExactly(SetConditions.class, Emit.class, SetRetryAfter.class, DeleteJob.class);
       assertThat(plan.next()).isEqualTo(after(1));
     }
 
@@ -1504,9 +1505,9 @@ class PlannerTest {
 
       assertThat(kinds(plan))
           .containsExactly(
-              PatchJob.class, SetConditions.class, SetRetryAfter.class, PatchJob.class, Emit.class);
+              PatchJob.class, SetConditions.class, Emit.class, SetRetryAfter.class, PatchJob.class);
       assertThat(plan.steps().get(0)).isEqualTo(new PatchJob(null, Map.of()));
-      assertThat(plan.steps().get(3))
+      assertThat(plan.steps().get(4))
           .isEqualTo(new PatchJob(600, retention(NOW.plusSeconds(60), NOW.plusSeconds(300))));
     }
 

@@ -9,6 +9,8 @@ import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectRulesReviewBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.kubernetes.client.utils.Serialization;
@@ -150,6 +152,20 @@ public final class MockCluster implements AutoCloseable {
 
   public Deployment create(Deployment deployment) {
     return client.apps().deployments().inNamespace(NS).resource(deployment).create();
+  }
+
+  /** Changes the image of the Deployment's first container, as `kubectl set image` would. */
+  public Deployment setImage(String deployment, String image) {
+    String patch =
+        "[{\"op\":\"replace\",\"path\":\"/spec/template/spec/containers/0/image\",\"value\":\""
+            + image
+            + "\"}]";
+    return client
+        .apps()
+        .deployments()
+        .inNamespace(NS)
+        .withName(deployment)
+        .patch(PatchContext.of(PatchType.JSON), patch);
   }
 
   public Deployment deployment(String name) {
