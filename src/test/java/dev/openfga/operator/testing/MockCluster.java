@@ -58,6 +58,7 @@ public final class MockCluster implements AutoCloseable {
    */
   private static final class Dispatcher extends KubernetesCrudDispatcher {
     private final List<Fault> faults = new CopyOnWriteArrayList<>();
+    private final List<ApiRequest> requests = new CopyOnWriteArrayList<>();
 
     Dispatcher() {
       super(List.of());
@@ -65,6 +66,9 @@ public final class MockCluster implements AutoCloseable {
 
     @Override
     public MockResponse dispatch(RecordedRequest request) {
+      // Reading a body consumes it: only DELETE bodies (options the mock ignores) are kept.
+      String body = "DELETE".equals(request.getMethod()) ? request.getUtf8Body() : null;
+      requests.add(new ApiRequest(request.getMethod(), request.getPath(), body));
       for (Fault f : faults) {
         if (f.method().equals(request.getMethod())
             && request.getPath().contains(f.pathPart())
@@ -105,6 +109,14 @@ public final class MockCluster implements AutoCloseable {
   /** The API server answers the next {@code times} matching requests with this HTTP code. */
   public void failNext(String method, String pathPart, int code, int times) {
     dispatcher.faults.add(new Fault(method, pathPart, code, new AtomicInteger(times)));
+  }
+
+  /** One request the API server received (the body of DELETE requests only). */
+  public record ApiRequest(String method, String path, String body) {}
+
+  /** Every request the API server received so far, oldest first. */
+  public List<ApiRequest> requests() {
+    return List.copyOf(dispatcher.requests);
   }
 
   private record Fault(String method, String pathPart, int code, AtomicInteger remaining) {}

@@ -1,0 +1,303 @@
+package dev.openfga.operator.controller;
+
+import static dev.openfga.operator.testing.OpenFgaDeployment.openfga;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.openfga.operator.model.FailedCondition;
+import dev.openfga.operator.model.Keys;
+import dev.openfga.operator.model.MigrationJob;
+import dev.openfga.operator.model.Observation;
+import dev.openfga.operator.model.Plan;
+import dev.openfga.operator.model.Policy;
+import dev.openfga.operator.model.StatusRecord;
+import dev.openfga.operator.model.Step;
+import dev.openfga.operator.testing.MockCluster;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.DeleteOptions;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.DeploymentConditionBuilder;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The writes of a plan against the mock API server: each conditional on what was observed, in
+ * order, stopping at the first that fails. The upstream [B] cases about the API calls themselves.
+ */
+class StepRunnerTest {
+  private static final Instant NOW = Instant.parse("2026-01-01T00:00:00Z");
+
+  private MockCluster cluster;
+  private StepRunner runner;
+
+  @BeforeEach
+  void start() {
+    cluster = new MockCluster();
+    runner = new StepRunner(cluster.client(), new EventRecorder(cluster.client(), "test"));
+  }
+
+  @AfterEach
+  void stop() {
+    cluster.close();
+  }
+
+  private static Plan plan(Step... steps) {
+    return new Plan(Plan.State.MIGRATING, "test", List.of(steps), new Plan.Next.Done());
+  }
+
+  private Observation observe(Deployment d, ConfigMap status, Job job) {
+    return new Observation(d, Optional.ofNullable(status), Optional.ofNullable(job), NOW);
+  }
+
+  private Job createJob(Deployment d, String version) {
+    Job job =
+        MigrationJob.build(
+            d,
+            d.getSpec().getTemplate().getSpec().getContainers().get(0),
+            version,
+            Optional.empty(),
+            Policy.DEFAULTS.jobSpec());
+    return cluster.client().batch().v1().jobs().inNamespace(MockCluster.NS).resource(job).create();
+  }
+
+  @Test
+  void deletesForegroundWithUidAndResourceVersionPreconditions() {
+    Deployment d = cluster.create(openfga().build());
+    Job job = createJob(d, "v1.8.0");
+
+    runner.run(plan(new Step.DeleteJob("test")), observe(d, null, job));
+
+    MockCluster.ApiRequest delete =
+        cluster.requests().stream()
+            .filter(r -> r.method().equals("DELETE"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(delete.path()).isEqualTo("/apis/batch/v1/namespaces/openfga/jobs/openfga-migrate");
+    DeleteOptions options = Serialization.unmarshal(delete.body(), DeleteOptions.class);
+    assertThat(options.getPropagationPolicy()).isEqualTo("Foreground");
+    assertThat(options.getPreconditions().getUid()).isEqualTo(job.getMetadata().getUid());
+    assertThat(options.getPreconditions().getResourceVersion())
+        .isEqualTo(job.getMetadata().getResourceVersion());
+  }
+
+  @Test
+  void deletingAJobThatIsAlreadyGoneIsSuccess() {
+    Deployment d = cluster.create(openfga().build());
+    Job job = createJob(d, "v1.8.0");
+    cluster
+        .client()
+        .batch()
+        .v1()
+        .jobs()
+        .inNamespace(MockCluster.NS)
+        .withName("openfga-migrate")
+        .delete();
+
+    runner.run(plan(new Step.DeleteJob("test")), observe(d, null, job));
+
+    assertThat(cluster.job("openfga-migrate")).isNull();
+  }
+
+  @Test
+  void aConcurrentScaleIsNeverOverwritten() {
+    Deployment observed = cluster.create(openfga().build());
+    cluster.client().apps().deployments().inNamespace(MockCluster.NS).withName("openfga").scale(2);
+
+    assertThatThrownBy(() -> runner.run(plan(new Step.Scale(3)), observe(observed, null, null)))
+        .isInstanceOfSatisfying(
+            KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(409));
+    assertThat(cluster.deployment("openfga").getSpec().getReplicas()).isEqualTo(2);
+  }
+
+  @Test
+  void aFailedConditionWriteStopsThePlanBeforeTheFailedJobIsTouched() {
+    Deployment observed = cluster.create(openfga().build());
+    Job failed = createJob(observed, "v1.8.0");
+    // the Deployment controller writes its own condition after our read
+    Deployment live = cluster.deployment("openfga");
+    live.setStatus(
+        new io.fabric8.kubernetes.api.model.apps.DeploymentStatusBuilder()
+            .addToConditions(
+                new DeploymentConditionBuilder().withType("Available").withStatus("True").build())
+            .build());
+    cluster.client().apps().deployments().inNamespace(MockCluster.NS).resource(live).updateStatus();
+    var conditions = FailedCondition.failed(observed, "v1.8.0", NOW).orElseThrow();
+
+    Plan failure =
+        plan(
+            new Step.SetConditions(conditions, "MigrationFailed=True"),
+            new Step.SetRetryAfter(NOW.plusSeconds(60)),
+            new Step.DeleteJob("expired"));
+    assertThatThrownBy(() -> runner.run(failure, observe(observed, null, failed)))
+        .isInstanceOfSatisfying(
+            KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(409));
+
+    Deployment after = cluster.deployment("openfga");
+    assertThat(after.getStatus().getConditions())
+        .extracting(c -> c.getType())
+        .containsExactly("Available");
+    assertThat(after.getMetadata().getAnnotations()).doesNotContainKey(Keys.RETRY_AFTER);
+    assertThat(cluster.job("openfga-migrate")).isNotNull();
+  }
+
+  @Test
+  void theRetryDeadlineStaysWhenTheJobCannotBeCreated() {
+    Deployment d =
+        cluster.create(openfga().annotation(Keys.RETRY_AFTER, "2025-12-31T23:59:00Z").build());
+    Job job =
+        MigrationJob.build(
+            d,
+            d.getSpec().getTemplate().getSpec().getContainers().get(0),
+            "v1.8.0",
+            Optional.empty(),
+            Policy.DEFAULTS.jobSpec());
+    cluster.failNext("POST", "/jobs", 500, 1);
+
+    assertThatThrownBy(
+            () ->
+                runner.run(
+                    plan(new Step.CreateJob(job, "v1.8.0"), new Step.ClearRetryAfter()),
+                    observe(d, null, null)))
+        .isInstanceOf(KubernetesClientException.class);
+    assertThat(cluster.deployment("openfga").getMetadata().getAnnotations())
+        .containsKey(Keys.RETRY_AFTER);
+  }
+
+  @Test
+  void aJobNameTakenByAnUncachedJobIsHandedBackNotRetried() {
+    Deployment d = cluster.create(openfga().build());
+    Job existing = createJob(d, "v1.7.0");
+    Job job =
+        MigrationJob.build(
+            d,
+            d.getSpec().getTemplate().getSpec().getContainers().get(0),
+            "v1.8.0",
+            Optional.empty(),
+            Policy.DEFAULTS.jobSpec());
+
+    assertThatThrownBy(
+            () -> runner.run(plan(new Step.CreateJob(job, "v1.8.0")), observe(d, null, null)))
+        .isInstanceOfSatisfying(
+            StepRunner.NameTaken.class,
+            e ->
+                assertThat(e.existing.getMetadata().getUid())
+                    .isEqualTo(existing.getMetadata().getUid()));
+  }
+
+  @Test
+  void updatingTheRecordKeepsUnrelatedLabelsAndRepairsOurs() {
+    Deployment d = cluster.create(openfga().build());
+    ConfigMap old =
+        cluster
+            .client()
+            .configMaps()
+            .inNamespace(MockCluster.NS)
+            .resource(
+                new ConfigMapBuilder()
+                    .withNewMetadata()
+                    .withName("openfga-migration-status")
+                    .addToLabels(Keys.MANAGED_BY, Keys.MANAGED_BY_OPERATOR)
+                    .addToLabels(Keys.COMPONENT, "wrong")
+                    .addToLabels("team", "identity")
+                    .endMetadata()
+                    .addToData(Keys.DATA_VERSION, "v1.13.0")
+                    .build())
+            .create();
+
+    runner.run(
+        plan(new Step.WriteStatus(StatusRecord.data("v1.14.0", NOW, "openfga-migrate"))),
+        observe(d, old, null));
+
+    ConfigMap after = cluster.configMap("openfga-migration-status");
+    assertThat(after.getData())
+        .containsEntry(Keys.DATA_VERSION, "v1.14.0")
+        .containsEntry(Keys.DATA_MIGRATED_AT, "2026-01-01T00:00:00Z");
+    assertThat(after.getMetadata().getLabels())
+        .containsEntry("team", "identity")
+        .containsEntry(Keys.COMPONENT, Keys.COMPONENT_MIGRATION)
+        .containsEntry(Keys.PART_OF, Keys.PART_OF_OPENFGA);
+    assertThat(after.getMetadata().getOwnerReferences())
+        .singleElement()
+        .satisfies(r -> assertThat(r.getUid()).isEqualTo(d.getMetadata().getUid()));
+  }
+
+  @Test
+  void reOwningTheRecordOfARecreatedDeploymentKeepsItsData() {
+    Deployment d = cluster.create(openfga().build());
+    ConfigMap old =
+        cluster
+            .client()
+            .configMaps()
+            .inNamespace(MockCluster.NS)
+            .resource(
+                new ConfigMapBuilder()
+                    .withNewMetadata()
+                    .withName("openfga-migration-status")
+                    .addToLabels(Keys.MANAGED_BY, Keys.MANAGED_BY_OPERATOR)
+                    .addNewOwnerReference()
+                    .withApiVersion("apps/v1")
+                    .withKind("Deployment")
+                    .withName("openfga")
+                    .withUid("old-uid")
+                    .withController(true)
+                    .endOwnerReference()
+                    .endMetadata()
+                    .withData(
+                        Map.of(
+                            Keys.DATA_VERSION,
+                            "v1.8.0",
+                            Keys.DATA_MIGRATED_AT,
+                            "2025-01-01T00:00:00Z"))
+                    .build())
+            .create();
+
+    runner.run(plan(new Step.RepairStatusOwner()), observe(d, old, null));
+
+    ConfigMap after = cluster.configMap("openfga-migration-status");
+    assertThat(after.getData()).containsEntry(Keys.DATA_MIGRATED_AT, "2025-01-01T00:00:00Z");
+    assertThat(after.getMetadata().getOwnerReferences())
+        .singleElement()
+        .satisfies(r -> assertThat(r.getUid()).isEqualTo(d.getMetadata().getUid()));
+  }
+
+  @Test
+  void aStaleTtlPatchConflictsAndLeavesTheRecordAsItIs() {
+    Deployment d = cluster.create(openfga().build());
+    Job observed = createJob(d, "v1.8.0");
+    cluster
+        .client()
+        .batch()
+        .v1()
+        .jobs()
+        .inNamespace(MockCluster.NS)
+        .withName("openfga-migrate")
+        .edit(
+            j -> {
+              j.getMetadata().getLabels().put("touched", "yes");
+              return j;
+            });
+
+    assertThatThrownBy(
+            () ->
+                runner.run(
+                    plan(
+                        new Step.WriteStatus(StatusRecord.data("v1.8.0", NOW, "openfga-migrate")),
+                        new Step.PatchJob(0, Map.of())),
+                    observe(d, null, observed)))
+        .isInstanceOfSatisfying(
+            KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(409));
+    assertThat(cluster.recordedVersion("openfga")).contains("v1.8.0");
+    assertThat(cluster.job("openfga-migrate").getSpec().getTtlSecondsAfterFinished()).isNull();
+    assertThat(cluster.job("openfga-migrate").getMetadata().getLabels())
+        .containsEntry("touched", "yes");
+  }
+}
