@@ -45,12 +45,13 @@ public final class EventRecorder {
     this.instance = instance;
   }
 
-  public void emit(
+  /** Returns whether the Event is new (not a repeat of a transition already reported). */
+  public boolean emit(
       Deployment deployment, EventReason reason, String message, String key, Instant now) {
     String uid = deployment.getMetadata().getUid();
     String name = eventName(deployment.getMetadata().getName(), uid + "/" + reason + "/" + key);
     if (!emitted.add(deployment.getMetadata().getNamespace() + "/" + name)) {
-      return;
+      return false;
     }
     String time = Timestamps.format(now);
     Event event =
@@ -81,6 +82,8 @@ public final class EventRecorder {
             .build();
     try {
       client.v1().events().inNamespace(event.getMetadata().getNamespace()).resource(event).create();
+      LOG.debug("Event {} {}: {}", reason.type(), reason, event.getMessage());
+      return true;
     } catch (KubernetesClientException e) {
       if (e.getCode() != 409) {
         emitted.remove(deployment.getMetadata().getNamespace() + "/" + name);
@@ -90,6 +93,7 @@ public final class EventRecorder {
             deployment.getMetadata().getName(),
             e.getMessage());
       }
+      return false;
     }
   }
 

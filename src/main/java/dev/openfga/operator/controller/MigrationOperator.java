@@ -95,7 +95,11 @@ public final class MigrationOperator implements AutoCloseable {
             });
     MigrationReconciler reconciler =
         new MigrationReconciler(
-            new Planner(config.policy()), client, new EventRecorder(client, identity), clock);
+            new Planner(config.policy()),
+            client,
+            new EventRecorder(client, identity),
+            registry == null ? MigrationMetrics.none() : new MigrationMetrics(registry),
+            clock);
     GenericRetry retry =
         new GenericRetry()
             .withoutMaxAttempts()

@@ -1,5 +1,6 @@
 package dev.openfga.operator.controller;
 
+import dev.openfga.operator.model.DeploymentSettings;
 import dev.openfga.operator.model.Keys;
 import dev.openfga.operator.model.Names;
 import dev.openfga.operator.model.Observation;
@@ -45,6 +46,7 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
   private final StepRunner steps;
   private final KubernetesClient client;
   private final Clock clock;
+  private final MigrationMetrics metrics;
 
   /** Deployments blocked by a user error, with how many times in a row. */
   private final Map<ResourceID, Integer> blocked = new ConcurrentHashMap<>();
@@ -53,11 +55,16 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
   private InformerEventSource<ConfigMap, Deployment> configMaps;
 
   public MigrationReconciler(
-      Planner planner, KubernetesClient client, EventRecorder events, Clock clock) {
+      Planner planner,
+      KubernetesClient client,
+      EventRecorder events,
+      MigrationMetrics metrics,
+      Clock clock) {
     this.planner = planner;
     this.client = client;
     this.clock = clock;
-    this.steps = new StepRunner(client, events);
+    this.metrics = metrics;
+    this.steps = new StepRunner(client, events, metrics);
   }
 
   @Override
@@ -92,6 +99,8 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
     String name = deployment.getMetadata().getName();
     MDC.put("namespace", ns);
     MDC.put("deployment", name);
+    MDC.put("job", Names.job(name));
+    Planner.desiredVersion(deployment).ifPresent(v -> MDC.put("version", v));
     try {
       Observation o = observe(deployment);
       Plan plan = planner.plan(o);
@@ -134,6 +143,7 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
         LOG.debug("write conflict, looking again: {}", e.getMessage());
         return UpdateControl.<Deployment>noUpdate().rescheduleAfter(Timing.SHORT);
       }
+      record(deployment, plan, o.now(), context);
       ResourceID id = ResourceID.fromResource(deployment);
       if (plan.next() instanceof Plan.Next.Blocked b) {
         // A user error: reported by an Event (once), looked at again with a growing delay.
@@ -151,16 +161,40 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
     } finally {
       MDC.remove("namespace");
       MDC.remove("deployment");
+      MDC.remove("job");
+      MDC.remove("version");
     }
   }
 
+  /** Runs the plan; one log line for the transition when it wrote anything, else DEBUG. */
   private void run(Plan plan, Observation o) {
-    if (plan.steps().stream().anyMatch(s -> !(s instanceof Step.Emit))) {
-      LOG.info("{}", plan.summary());
-    } else {
+    List<String> done = steps.run(plan, o);
+    if (done.isEmpty()) {
       LOG.debug("{} ({})", plan.summary(), plan.state());
+    } else if (plan.state() == Plan.State.FAILED) {
+      LOG.warn("{}: {}", plan.summary(), String.join(", ", done));
+    } else {
+      LOG.info("{}: {}", plan.summary(), String.join(", ", done));
     }
-    steps.run(plan, o);
+  }
+
+  /** Where the Deployment stands, for the metrics; forgets Deployments that are gone. */
+  private void record(Deployment deployment, Plan plan, Instant now, Context<Deployment> context) {
+    Optional<Instant> retryAt = Optional.empty();
+    if (plan.state() == Plan.State.FAILED || plan.state() == Plan.State.COOLDOWN) {
+      retryAt =
+          plan.steps().stream()
+              .filter(s -> s instanceof Step.SetRetryAfter)
+              .map(s -> ((Step.SetRetryAfter) s).at())
+              .findFirst()
+              .or(() -> DeploymentSettings.of(deployment).retryAfter());
+    }
+    metrics.standing(deployment, plan.state(), retryAt, now);
+    for (ResourceID id : metrics.known()) {
+      if (context.getPrimaryCache().get(id).isEmpty()) {
+        metrics.forget(id);
+      }
+    }
   }
 
   Observation observe(Deployment deployment) {
@@ -174,17 +208,5 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
 
   private static boolean createsJob(Plan plan) {
     return plan.steps().stream().anyMatch(s -> s instanceof Step.CreateJob);
-  }
-
-  /**
-   * A user error (bad input, foreign object in the way): reported by an Event, retried with
-   * backoff.
-   */
-  public static final class MigrationBlockedException extends RuntimeException {
-    private static final long serialVersionUID = 1L;
-
-    MigrationBlockedException(String problem) {
-      super(problem, null, false, false);
-    }
   }
 }

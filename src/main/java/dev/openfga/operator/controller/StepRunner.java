@@ -1,5 +1,6 @@
 package dev.openfga.operator.controller;
 
+import dev.openfga.operator.model.EventReason;
 import dev.openfga.operator.model.Keys;
 import dev.openfga.operator.model.MigrationJob;
 import dev.openfga.operator.model.Names;
@@ -60,18 +61,25 @@ final class StepRunner {
 
   private final KubernetesClient client;
   private final EventRecorder events;
+  private final MigrationMetrics metrics;
 
-  StepRunner(KubernetesClient client, EventRecorder events) {
+  StepRunner(KubernetesClient client, EventRecorder events, MigrationMetrics metrics) {
     this.client = client;
     this.events = events;
+    this.metrics = metrics;
   }
 
-  void run(Plan plan, Observation o) {
+  /**
+   * Makes the plan's writes in order and returns what was done, one short phrase per write, for the
+   * reconcile's single log line.
+   */
+  List<String> run(Plan plan, Observation o) {
     Deployment deployment = o.deployment();
     Job job = o.job().orElse(null);
     ConfigMap status = o.statusConfigMap().orElse(null);
     String ns = deployment.getMetadata().getNamespace();
     String name = deployment.getMetadata().getName();
+    List<String> done = new ArrayList<>();
     for (Step step : plan.steps()) {
       if (step instanceof Step.SetConditions s) {
         JsonPatch patch = JsonPatch.guardedBy(deployment);
@@ -80,39 +88,41 @@ final class StepRunner {
         } else {
           patch.add("/status/conditions", s.conditions());
         }
-        deployment =
-            client
-                .apps()
-                .deployments()
-                .inNamespace(ns)
-                .withName(name)
-                .subresource("status")
-                .patch(JSON_PATCH, patch.json());
-        LOG.info("set condition {} on deployment {}", s.summary(), name);
+        deployment = deployments(ns, name).subresource("status").patch(JSON_PATCH, patch.json());
+        done.add("condition " + s.summary());
       } else if (step instanceof Step.WriteStatus s) {
         status = writeStatus(deployment, status, s.data());
-        LOG.info(
-            "recorded migrated version {} in ConfigMap {}",
-            s.data().get(Keys.DATA_VERSION),
-            status.getMetadata().getName());
+        done.add("recorded version " + s.data().get(Keys.DATA_VERSION));
+        if (job != null) {
+          metrics.succeeded(deployment, MigrationJob.runTime(job), o.now());
+        }
       } else if (step instanceof Step.RepairStatusOwner) {
         status = writeStatus(deployment, status, null);
-        LOG.info(
-            "re-owned ConfigMap {} by the recreated deployment {}",
-            status.getMetadata().getName(),
-            name);
+        done.add("re-owned " + status.getMetadata().getName());
       } else if (step instanceof Step.CreateJob s) {
-        job =
-            create(
-                s.job(),
-                client.batch().v1().jobs().inNamespace(s.job().getMetadata().getNamespace()));
-        LOG.info(
-            "created migration Job {} for version {}", job.getMetadata().getName(), s.version());
+        job = create(s.job(), client.batch().v1().jobs().inNamespace(ns));
+        metrics.started(deployment);
+        done.add("created Job " + job.getMetadata().getName() + " for " + s.version());
       } else if (step instanceof Step.DeleteJob s) {
         deleteJob(job);
-        LOG.info("deleting Job {}: {}", job.getMetadata().getName(), s.why());
+        done.add("deleted Job " + job.getMetadata().getName() + " (" + s.why() + ")");
       } else if (step instanceof Step.PatchJob s) {
+        var before = job.getMetadata().getAnnotations();
+        boolean firstRecordOfFailure =
+            s.annotations().containsKey(Keys.RETAIN_UNTIL)
+                && (before == null || !before.containsKey(Keys.RETAIN_UNTIL));
         job = patchJob(job, s);
+        if (firstRecordOfFailure) {
+          metrics.failed(deployment);
+        }
+        done.add(
+            "Job TTL "
+                + (s.ttlSecondsAfterFinished() == null
+                    ? "removed"
+                    : s.ttlSecondsAfterFinished() + "s")
+                + (s.annotations().containsKey(Keys.RETAIN_UNTIL)
+                    ? ", kept until " + s.annotations().get(Keys.RETAIN_UNTIL)
+                    : ""));
       } else if (step instanceof Step.SetRetryAfter s) {
         JsonPatch patch = JsonPatch.guardedBy(deployment);
         patch.put(
@@ -120,44 +130,37 @@ final class StepRunner {
             deployment.getMetadata().getAnnotations(),
             Keys.RETRY_AFTER,
             Timestamps.format(s.at()));
-        deployment =
-            client
-                .apps()
-                .deployments()
-                .inNamespace(ns)
-                .withName(name)
-                .patch(JSON_PATCH, patch.json());
-        LOG.info(
-            "no new migration Job for deployment {} before {}", name, Timestamps.format(s.at()));
+        deployment = deployments(ns, name).patch(JSON_PATCH, patch.json());
+        done.add("no new Job before " + Timestamps.format(s.at()));
       } else if (step instanceof Step.ClearRetryAfter) {
         var annotations = deployment.getMetadata().getAnnotations();
         if (annotations != null && annotations.containsKey(Keys.RETRY_AFTER)) {
           JsonPatch patch = JsonPatch.guardedBy(deployment);
           patch.remove("/metadata/annotations/" + JsonPatch.escape(Keys.RETRY_AFTER));
-          deployment =
-              client
-                  .apps()
-                  .deployments()
-                  .inNamespace(ns)
-                  .withName(name)
-                  .patch(JSON_PATCH, patch.json());
-          LOG.debug("cleared {} on deployment {}", Keys.RETRY_AFTER, name);
+          deployment = deployments(ns, name).patch(JSON_PATCH, patch.json());
+          done.add("cleared " + Keys.RETRY_AFTER);
         }
       } else if (step instanceof Step.Scale s) {
         JsonPatch patch = JsonPatch.guardedBy(deployment);
         patch.add("/spec/replicas", s.replicas());
-        deployment =
-            client
-                .apps()
-                .deployments()
-                .inNamespace(ns)
-                .withName(name)
-                .patch(JSON_PATCH, patch.json());
-        LOG.info("scaled deployment {} from 0 to {} replicas", name, s.replicas());
+        deployment = deployments(ns, name).patch(JSON_PATCH, patch.json());
+        done.add("scaled 0 -> " + s.replicas());
       } else if (step instanceof Step.Emit s) {
-        events.emit(deployment, s.reason(), s.message(), s.key(), o.now());
+        boolean fresh = events.emit(deployment, s.reason(), s.message(), s.key(), o.now());
+        if (fresh && s.reason() == EventReason.MigrationJobConflict) {
+          metrics.collision(deployment, "job");
+        } else if (fresh && s.reason() == EventReason.MigrationStatusConflict) {
+          metrics.collision(deployment, "configmap");
+        }
       }
+      LOG.debug("{}: done", step.getClass().getSimpleName());
     }
+    return done;
+  }
+
+  private io.fabric8.kubernetes.client.dsl.RollableScalableResource<Deployment> deployments(
+      String ns, String name) {
+    return client.apps().deployments().inNamespace(ns).withName(name);
   }
 
   /**
@@ -250,7 +253,7 @@ final class StepRunner {
             .inNamespace(job.getMetadata().getNamespace())
             .withName(job.getMetadata().getName())
             .patch(JSON_PATCH, patch.json());
-    LOG.info(
+    LOG.debug(
         "set ttlSecondsAfterFinished={} on Job {}{}",
         s.ttlSecondsAfterFinished(),
         job.getMetadata().getName(),

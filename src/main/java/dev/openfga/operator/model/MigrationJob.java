@@ -299,6 +299,21 @@ public final class MigrationJob {
         && status.getReady() > 0;
   }
 
+  /** How long the Job ran: from its start to its completion, when both are known. */
+  public static Optional<java.time.Duration> runTime(Job job) {
+    if (job.getStatus() == null) {
+      return Optional.empty();
+    }
+    Optional<java.time.Instant> start =
+        Optional.ofNullable(job.getStatus().getStartTime()).flatMap(Timestamps::parse);
+    Optional<java.time.Instant> end =
+        Optional.ofNullable(job.getStatus().getCompletionTime()).flatMap(Timestamps::parse);
+    if (start.isEmpty() || end.isEmpty() || end.get().isBefore(start.get())) {
+      return Optional.empty();
+    }
+    return Optional.of(java.time.Duration.between(start.get(), end.get()));
+  }
+
   public static boolean isTerminating(Job job) {
     return job.getMetadata().getDeletionTimestamp() != null;
   }

@@ -396,6 +396,18 @@ public final class Planner {
     }
   }
 
+  /** The version the Deployment runs (rules 2 and 3), when it can be told. */
+  public static Optional<String> desiredVersion(Deployment d) {
+    String name = DeploymentSettings.of(d).containerName();
+    if (name == null) {
+      return Optional.empty();
+    }
+    return containers(d).stream()
+        .filter(c -> name.equals(c.getName()))
+        .findFirst()
+        .flatMap(c -> ImageVersion.of(c.getImage()));
+  }
+
   private static List<Container> containers(Deployment d) {
     if (d.getSpec() == null
         || d.getSpec().getTemplate() == null

@@ -42,7 +42,9 @@ class StepRunnerTest {
   @BeforeEach
   void start() {
     cluster = new MockCluster();
-    runner = new StepRunner(cluster.client(), new EventRecorder(cluster.client(), "test"));
+    runner =
+        new StepRunner(
+            cluster.client(), new EventRecorder(cluster.client(), "test"), MigrationMetrics.none());
   }
 
   @AfterEach

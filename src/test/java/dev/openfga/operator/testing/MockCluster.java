@@ -18,6 +18,7 @@ import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -155,8 +156,14 @@ public final class MockCluster implements AutoCloseable {
   }
 
   public MigrationOperator startOperator(OperatorConfig config, String identity) {
+    return startOperator(config, identity, null);
+  }
+
+  /** An operator whose metrics go into the registry ({@code null}: none). */
+  public MigrationOperator startOperator(
+      OperatorConfig config, String identity, MeterRegistry registry) {
     MigrationOperator operator =
-        MigrationOperator.create(newClient(), config, Clock.systemUTC(), identity, false);
+        MigrationOperator.create(newClient(), config, Clock.systemUTC(), identity, false, registry);
     closeables.add(operator);
     operator.start();
     return operator;
