@@ -64,6 +64,13 @@ public enum Flag {
       "60s",
       "Wait after a failed migration before the next attempt: a duration such as 90s, 2m or 1h30m,"
           + " or plain seconds; at least 1s."),
+  FAILURE_LOG_LINES(
+      "--failure-log-lines",
+      "N",
+      "20",
+      "Lines of a failed migration pod's log (at most 2 KiB) put into the MigrationFailed Event and"
+          + " condition before the Job is ever deleted; needs pods get/list and pods/log get. 0"
+          + " turns it off (0 to 1000)."),
   LOG_FORMAT("--log-format", "text|json", "text", "Log format: text (one line each) or json."),
   LOG_LEVEL(
       "--log-level",

@@ -272,6 +272,7 @@ public final class Flags {
       long activeDeadlineSeconds = integer(Flag.ACTIVE_DEADLINE_SECONDS, 1, Long.MAX_VALUE);
       long ttlSecondsAfterFinished = integer(Flag.TTL_SECONDS_AFTER_FINISHED, 0, Integer.MAX_VALUE);
       Duration retryCooldown = retryCooldown();
+      long failureLogLines = integer(Flag.FAILURE_LOG_LINES, 0, 1000);
       LoggingConfig.Format logFormat = choice(Flag.LOG_FORMAT, LoggingConfig.Format.values());
       LoggingConfig.Level logLevel = choice(Flag.LOG_LEVEL, LoggingConfig.Level.values());
       if (!problems.isEmpty()) {
@@ -287,7 +288,8 @@ public final class Flags {
               Math.toIntExact(backoffLimit),
               activeDeadlineSeconds,
               Math.toIntExact(ttlSecondsAfterFinished),
-              retryCooldown);
+              retryCooldown,
+              Math.toIntExact(failureLogLines));
       return new StartupConfig(operator, new LoggingConfig(logFormat, logLevel));
     }
 

@@ -12,6 +12,7 @@ import java.util.Set;
  * @param leaseNamespace where the leader-election Lease lives (the operator's own namespace)
  * @param metricsAddress host:port, or empty when disabled ({@code 0})
  * @param healthAddress host:port of {@code /healthz} and {@code /readyz}, or empty when disabled
+ * @param failureLogLines lines of a failed migration pod's log kept as evidence; 0: none read
  */
 public record OperatorConfig(
     Set<String> watchNamespaces,
@@ -22,10 +23,37 @@ public record OperatorConfig(
     int backoffLimit,
     long activeDeadlineSeconds,
     int ttlSecondsAfterFinished,
-    Duration retryCooldown) {
+    Duration retryCooldown,
+    int failureLogLines) {
+
+  public static final int DEFAULT_FAILURE_LOG_LINES = 20;
 
   public OperatorConfig {
     watchNamespaces = Set.copyOf(watchNamespaces);
+  }
+
+  /** With the default failure evidence (the last 20 log lines). */
+  public OperatorConfig(
+      Set<String> watchNamespaces,
+      boolean leaderElect,
+      Optional<String> leaseNamespace,
+      Optional<String> metricsAddress,
+      Optional<String> healthAddress,
+      int backoffLimit,
+      long activeDeadlineSeconds,
+      int ttlSecondsAfterFinished,
+      Duration retryCooldown) {
+    this(
+        watchNamespaces,
+        leaderElect,
+        leaseNamespace,
+        metricsAddress,
+        healthAddress,
+        backoffLimit,
+        activeDeadlineSeconds,
+        ttlSecondsAfterFinished,
+        retryCooldown,
+        DEFAULT_FAILURE_LOG_LINES);
   }
 
   public boolean watchesAllNamespaces() {

@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
 public final class EventRecorder {
   private static final Logger LOG = LoggerFactory.getLogger(EventRecorder.class);
   static final String COMPONENT = "openfga-operator";
-  private static final int MESSAGE_MAX = 1024;
+  private static final int MESSAGE_MAX = 4096;
   private static final int REMEMBERED = 4096;
 
   private final KubernetesClient client;

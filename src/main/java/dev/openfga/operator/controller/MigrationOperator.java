@@ -99,6 +99,7 @@ public final class MigrationOperator implements AutoCloseable {
             client,
             new EventRecorder(client, identity),
             registry == null ? MigrationMetrics.none() : new MigrationMetrics(registry),
+            new FailureEvidence(client, config.failureLogLines()),
             clock);
     GenericRetry retry =
         new GenericRetry()

@@ -2,6 +2,7 @@ package dev.openfga.operator.controller;
 
 import dev.openfga.operator.model.DeploymentSettings;
 import dev.openfga.operator.model.Keys;
+import dev.openfga.operator.model.MigrationJob;
 import dev.openfga.operator.model.Names;
 import dev.openfga.operator.model.Observation;
 import dev.openfga.operator.model.Plan;
@@ -47,6 +48,7 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
   private final KubernetesClient client;
   private final Clock clock;
   private final MigrationMetrics metrics;
+  private final FailureEvidence evidence;
 
   /** Deployments blocked by a user error, with how many times in a row. */
   private final Map<ResourceID, Integer> blocked = new ConcurrentHashMap<>();
@@ -59,8 +61,10 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
       KubernetesClient client,
       EventRecorder events,
       MigrationMetrics metrics,
+      FailureEvidence evidence,
       Clock clock) {
     this.planner = planner;
+    this.evidence = evidence;
     this.client = client;
     this.clock = clock;
     this.metrics = metrics;
@@ -203,7 +207,18 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
     Optional<Job> job = jobs.get(new ResourceID(Names.job(name), ns));
     Optional<ConfigMap> status = configMaps.get(new ResourceID(Names.statusConfigMap(name), ns));
     Instant now = clock.instant().truncatedTo(ChronoUnit.SECONDS);
-    return new Observation(deployment, status, job, now);
+    Observation o = new Observation(deployment, status, job, now);
+    // A failed Job of ours whose pod has not been read yet: read it now, before anything can
+    // delete it (the evidence is then kept on the Job, in the condition and in the Event).
+    if (evidence.enabled()
+        && job.isPresent()
+        && MigrationJob.isFailed(job.get())
+        && MigrationJob.isTrusted(job.get(), deployment)
+        && (job.get().getMetadata().getAnnotations() == null
+            || !job.get().getMetadata().getAnnotations().containsKey(Keys.FAILURE_EVIDENCE))) {
+      o = o.withFailureEvidence(evidence.read(job.get()));
+    }
+    return o;
   }
 
   private static boolean createsJob(Plan plan) {

@@ -31,8 +31,17 @@ public final class FailedCondition {
   /** The conditions with ours set to True for the version, or empty when already so. */
   public static Optional<List<DeploymentCondition>> failed(
       Deployment deployment, String version, Instant now) {
-    return replace(
-        deployment, "True", Keys.REASON_JOB_FAILED, Keys.failedMessage(version), now, false);
+    return failed(deployment, version, Optional.empty(), now);
+  }
+
+  /**
+   * The same, with what the failed pod left behind (exit code, last log lines) after upstream's
+   * message.
+   */
+  public static Optional<List<DeploymentCondition>> failed(
+      Deployment deployment, String version, Optional<String> evidence, Instant now) {
+    String message = Keys.failedMessage(version) + evidence.map(e -> " " + e).orElse("");
+    return replace(deployment, "True", Keys.REASON_JOB_FAILED, message, now, false);
   }
 
   /** The conditions with ours cleared, or empty when absent or already cleared. */

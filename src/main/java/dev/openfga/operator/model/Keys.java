@@ -43,6 +43,12 @@ public final class Keys {
   /** On a failed Job: the operator keeps it (and its pod's log) at least until this instant. */
   public static final String RETAIN_UNTIL = "openfga.dev/migration-retain-until";
 
+  /**
+   * On a failed Job: what its pod left behind (exit code, reason, the last log lines), read once
+   * before anything can delete the pod, and repeated in the condition and the Event.
+   */
+  public static final String FAILURE_EVIDENCE = "openfga.dev/failure-evidence";
+
   public static final String HELM_HOOK = "helm.sh/hook";
 
   public static final String DEFAULT_CONTAINER = "openfga";

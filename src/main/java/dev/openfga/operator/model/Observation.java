@@ -8,16 +8,30 @@ import java.util.Optional;
 
 /**
  * Everything one decision looks at: the Deployment, the object named like its status ConfigMap, the
- * object named like its migration Job, and the time (UTC, whole seconds). Read-only.
+ * object named like its migration Job, the time (UTC, whole seconds), and — only for a failed Job
+ * whose evidence is not yet recorded on it — what its pod left behind. Read-only.
  */
 public record Observation(
-    Deployment deployment, Optional<ConfigMap> statusConfigMap, Optional<Job> job, Instant now) {
+    Deployment deployment,
+    Optional<ConfigMap> statusConfigMap,
+    Optional<Job> job,
+    Instant now,
+    Optional<String> failureEvidence) {
+
+  public Observation(
+      Deployment deployment, Optional<ConfigMap> statusConfigMap, Optional<Job> job, Instant now) {
+    this(deployment, statusConfigMap, job, now, Optional.empty());
+  }
+
+  public Observation withFailureEvidence(String evidence) {
+    return new Observation(deployment, statusConfigMap, job, now, Optional.of(evidence));
+  }
 
   public Observation withStatusConfigMap(ConfigMap configMap) {
-    return new Observation(deployment, Optional.of(configMap), job, now);
+    return new Observation(deployment, Optional.of(configMap), job, now, failureEvidence);
   }
 
   public Observation withJob(Job found) {
-    return new Observation(deployment, statusConfigMap, Optional.of(found), now);
+    return new Observation(deployment, statusConfigMap, Optional.of(found), now, failureEvidence);
   }
 }

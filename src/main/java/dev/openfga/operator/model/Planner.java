@@ -303,7 +303,11 @@ public final class Planner {
     Deployment d = o.deployment();
     Instant now = o.now();
     String failedVersion = MigrationJob.describedVersion(job);
-    FailedCondition.failed(d, failedVersion, now)
+    // What the failed pod left behind: recorded on the Job once, read from the pod before that.
+    Optional<String> recordedEvidence =
+        Optional.ofNullable(MigrationJob.annotation(job, Keys.FAILURE_EVIDENCE));
+    Optional<String> evidence = recordedEvidence.or(() -> o.failureEvidence());
+    FailedCondition.failed(d, failedVersion, evidence, now)
         .ifPresent(c -> steps.add(new SetConditions(c, Keys.CONDITION_TYPE + "=True")));
     // The Event comes right after the condition: the evidence first, then the bookkeeping.
     int eventAt = steps.size();
@@ -332,13 +336,16 @@ public final class Planner {
     Map<String, String> retention = new LinkedHashMap<>();
     retention.put(Keys.RETRY_AFTER, Timestamps.format(retryAfter));
     retention.put(Keys.RETAIN_UNTIL, Timestamps.format(retainUntil));
+    if (recordedEvidence.isEmpty() && evidence.isPresent()) {
+      retention.put(Keys.FAILURE_EVIDENCE, evidence.get());
+    }
     boolean recordedSame =
         Objects.equals(
                 MigrationJob.annotation(job, Keys.RETRY_AFTER), retention.get(Keys.RETRY_AFTER))
             && Objects.equals(
                 MigrationJob.annotation(job, Keys.RETAIN_UNTIL), retention.get(Keys.RETAIN_UNTIL));
     Integer ttl = job.getSpec() == null ? null : job.getSpec().getTtlSecondsAfterFinished();
-    if (!recordedSame || ttl == null) {
+    if (!recordedSame || ttl == null || retention.containsKey(Keys.FAILURE_EVIDENCE)) {
       int jobTtl =
           Timing.failedJobTtl(
               finishedAt, retainUntil, retryAfter, now, policy.ttlSecondsAfterFinished());
@@ -361,7 +368,8 @@ public final class Planner {
                 + failedVersion
                 + why
                 + "; retrying after "
-                + Timestamps.format(retryAfter),
+                + Timestamps.format(retryAfter)
+                + evidence.map(e -> ". " + e).orElse(""),
             "failed/" + job.getMetadata().getUid()));
     String summary =
         "migration to "

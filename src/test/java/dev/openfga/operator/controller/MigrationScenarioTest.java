@@ -425,4 +425,47 @@ class MigrationScenarioTest {
     assertThat(cluster.eventReasons("openfga"))
         .containsExactly("MigrationStarted", "MigrationSucceeded");
   }
+
+  @Test
+  void theFailedPodsExitCodeAndLastLogLinesOutliveTheJob() {
+    cluster
+        .jobs()
+        .script(j -> cluster.jobs().createdByOperator().size() == 1 ? Script.FAIL : Script.RUN);
+    cluster.create(openfga().version("v1.9.0").build());
+    startOperator();
+
+    await()
+        .atMost(WAIT)
+        .until(() -> cluster.eventReasons("openfga"), r -> r.contains("MigrationFailed"));
+    String event =
+        cluster.events("openfga").stream()
+            .filter(e -> e.getReason().equals("MigrationFailed"))
+            .findFirst()
+            .orElseThrow()
+            .getMessage();
+    assertThat(event).contains("exit code 1 (Error)", "password authentication failed for user");
+    await()
+        .atMost(WAIT)
+        .until(
+            () -> cluster.deployments().migrationCondition(cluster.deployment("openfga")),
+            c -> c.isPresent() && c.get().getMessage().contains("SQLSTATE 28P01"));
+    assertThat(
+            cluster
+                .deployments()
+                .migrationCondition(cluster.deployment("openfga"))
+                .orElseThrow()
+                .getMessage())
+        .startsWith(
+            "Database migration failed for version v1.9.0. Check migration job logs. Pod openfga-migrate-");
+
+    // the failed Job is replaced after the cooldown; the evidence stays on the Deployment
+    await().atMost(WAIT).until(() -> cluster.jobs().createdByOperator().size() == 2);
+    assertThat(
+            cluster
+                .deployments()
+                .migrationCondition(cluster.deployment("openfga"))
+                .orElseThrow()
+                .getMessage())
+        .contains("password authentication failed");
+  }
 }

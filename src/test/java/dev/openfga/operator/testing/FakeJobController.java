@@ -1,6 +1,8 @@
 package dev.openfga.operator.testing;
 
 import dev.openfga.operator.model.Keys;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobConditionBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.JobStatus;
@@ -50,8 +52,21 @@ public final class FakeJobController implements AutoCloseable {
   private volatile Function<Job, Script> script = j -> Script.MANUAL;
   private volatile long runMillis = 300;
 
-  FakeJobController(KubernetesClient client) {
+  /** What the migration pod of a failed Job printed last (its log, as the mock serves it). */
+  public static final String FAILURE_LOG =
+      "2026/01/01 00:00:00 running all migrations\n"
+          + "2026/01/01 00:00:01 failed to run migrations: failed to connect to `host=postgres"
+          + " user=openfga database=openfga`: server error (FATAL: password authentication failed"
+          + " for user \"openfga\" (SQLSTATE 28P01))";
+
+  public static final String SUCCESS_LOG =
+      "2026/01/01 00:00:00 running all migrations\n2026/01/01 00:00:02 migration done";
+
+  private final Map<String, String> podLogs;
+
+  FakeJobController(KubernetesClient client, Map<String, String> podLogs) {
     this.client = client;
+    this.podLogs = podLogs;
     this.informer =
         client
             .batch()
@@ -125,12 +140,55 @@ public final class FakeJobController implements AutoCloseable {
     }
   }
 
+  /**
+   * The Job's pod, as the Job controller would make it (labelled with the Job's UID), ending as
+   * given: exit code 0 or 1, with the log the mock API server serves for it.
+   */
+  private void pod(Job job, int exitCode, String log) {
+    String name =
+        job.getMetadata().getName()
+            + "-"
+            + dev.openfga.operator.model.Names.shortHash(job.getMetadata().getUid())
+                .substring(0, 5);
+    Pod pod =
+        new PodBuilder()
+            .withNewMetadata()
+            .withName(name)
+            .withNamespace(job.getMetadata().getNamespace())
+            .addToLabels("batch.kubernetes.io/controller-uid", job.getMetadata().getUid())
+            .addToLabels("batch.kubernetes.io/job-name", job.getMetadata().getName())
+            .endMetadata()
+            .withNewSpec()
+            .withRestartPolicy("Never")
+            .addNewContainer()
+            .withName(Keys.MIGRATION_CONTAINER)
+            .withImage(job.getSpec().getTemplate().getSpec().getContainers().get(0).getImage())
+            .endContainer()
+            .endSpec()
+            .withNewStatus()
+            .withPhase(exitCode == 0 ? "Succeeded" : "Failed")
+            .addNewContainerStatus()
+            .withName(Keys.MIGRATION_CONTAINER)
+            .withNewState()
+            .withNewTerminated()
+            .withExitCode(exitCode)
+            .withReason(exitCode == 0 ? "Completed" : "Error")
+            .endTerminated()
+            .endState()
+            .endContainerStatus()
+            .endStatus()
+            .build();
+    podLogs.put(name, log);
+    client.pods().inNamespace(job.getMetadata().getNamespace()).resource(pod).create();
+  }
+
   /** The pod is up and running {@code openfga migrate}. */
   public void run(Job job) {
     setStatus(job, new JobStatusBuilder().withActive(1).withReady(1).withStartTime(now()).build());
   }
 
   public void complete(Job job) {
+    pod(job, 0, SUCCESS_LOG);
     String t = now();
     setStatus(
         job,
@@ -155,6 +213,7 @@ public final class FakeJobController implements AutoCloseable {
   }
 
   public void fail(Job job) {
+    pod(job, 1, FAILURE_LOG);
     String t = now();
     setStatus(
         job,

@@ -24,10 +24,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * A fabric8 mock API server in CRUD mode with the fake controllers a real cluster would run (Jobs,
@@ -49,7 +53,7 @@ public final class MockCluster implements AutoCloseable {
             new Context(), new MockWebServer(), new HashMap<>(), dispatcher, false);
     server.init();
     client = server.createClient();
-    jobController = new FakeJobController(server.createClient());
+    jobController = new FakeJobController(server.createClient(), dispatcher.podLogs);
     deploymentController = new FakeDeploymentController(server.createClient());
   }
 
@@ -61,8 +65,33 @@ public final class MockCluster implements AutoCloseable {
     private final List<Fault> faults = new CopyOnWriteArrayList<>();
     private final List<ApiRequest> requests = new CopyOnWriteArrayList<>();
 
+    /** Pod logs by pod name: the mock has no kubelet, so the fake Job controller puts them here. */
+    private final Map<String, String> podLogs = new ConcurrentHashMap<>();
+
+    private static final Pattern LOG =
+        Pattern.compile("/api/v1/namespaces/[^/]+/pods/([^/?]+)/log(\\?.*)?");
+
     Dispatcher() {
       super(List.of());
+    }
+
+    @Override
+    public MockResponse handleGet(String path) {
+      Matcher log = LOG.matcher(path);
+      if (log.matches()) {
+        String text = podLogs.get(log.group(1));
+        if (text == null) {
+          return new MockResponse().setResponseCode(404);
+        }
+        Matcher tail = Pattern.compile("tailLines=(\\d+)").matcher(path);
+        if (tail.find()) {
+          List<String> lines = List.of(text.split("\n"));
+          int keep = Math.min(lines.size(), Integer.parseInt(tail.group(1)));
+          text = String.join("\n", lines.subList(lines.size() - keep, lines.size()));
+        }
+        return new MockResponse().setResponseCode(200).setBody(text);
+      }
+      return super.handleGet(path);
     }
 
     @Override
