@@ -8,7 +8,6 @@ import dev.openfga.operator.config.BindAddress;
 import dev.openfga.operator.ops.MetricsServer;
 import dev.openfga.operator.testing.FakeJobController.Script;
 import dev.openfga.operator.testing.MockCluster;
-import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.net.URI;
@@ -67,30 +66,7 @@ class MetricsScenarioTest {
     cluster
         .jobs()
         .script(j -> cluster.jobs().createdByOperator().size() == 1 ? Script.FAIL : Script.SUCCEED);
-    cluster
-        .client()
-        .batch()
-        .v1()
-        .jobs()
-        .inNamespace(MockCluster.NS)
-        .resource(
-            new JobBuilder()
-                .withNewMetadata()
-                .withName("other-migrate")
-                .endMetadata()
-                .withNewSpec()
-                .withNewTemplate()
-                .withNewSpec()
-                .withRestartPolicy("Never")
-                .addNewContainer()
-                .withName("x")
-                .withImage("busybox")
-                .endContainer()
-                .endSpec()
-                .endTemplate()
-                .endSpec()
-                .build())
-        .create();
+    cluster.createForeignJob("other-migrate");
     cluster.create(openfga().version("v1.9.0").build());
     cluster.create(openfga().name("other").version("v1.9.0").build());
     cluster.startOperator(MockCluster.config(Duration.ofSeconds(2), 1), "operator-a", registry);

@@ -13,7 +13,6 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
-import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -251,27 +250,7 @@ class MigrationScenarioTest {
 
   @Test
   void foreignJobWithTheJobNameIsLeftUntouchedWithAWarning() {
-    Job foreign =
-        new JobBuilder()
-            .withNewMetadata()
-            .withName("openfga-migrate")
-            .withNamespace(MockCluster.NS)
-            .addToLabels("team", "dba")
-            .endMetadata()
-            .withNewSpec()
-            .withNewTemplate()
-            .withNewSpec()
-            .withRestartPolicy("Never")
-            .addNewContainer()
-            .withName("x")
-            .withImage("busybox")
-            .endContainer()
-            .endSpec()
-            .endTemplate()
-            .endSpec()
-            .build();
-    Job created =
-        cluster.client().batch().v1().jobs().inNamespace(MockCluster.NS).resource(foreign).create();
+    Job created = cluster.createForeignJob("openfga-migrate");
     cluster.create(openfga().version("v1.9.0").build());
     startOperator();
 

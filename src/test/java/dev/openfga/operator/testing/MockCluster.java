@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectRulesReviewBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
@@ -214,6 +215,30 @@ public final class MockCluster implements AutoCloseable {
         .inNamespace(NS)
         .withName(deployment)
         .patch(PatchContext.of(PatchType.JSON), patch);
+  }
+
+  /** A Job the operator does not own (a hand-made one, someone else's tool's). */
+  public Job createForeignJob(String name) {
+    Job foreign =
+        new JobBuilder()
+            .withNewMetadata()
+            .withName(name)
+            .withNamespace(NS)
+            .addToLabels("team", "dba")
+            .endMetadata()
+            .withNewSpec()
+            .withNewTemplate()
+            .withNewSpec()
+            .withRestartPolicy("Never")
+            .addNewContainer()
+            .withName("x")
+            .withImage("busybox")
+            .endContainer()
+            .endSpec()
+            .endTemplate()
+            .endSpec()
+            .build();
+    return client.batch().v1().jobs().inNamespace(NS).resource(foreign).create();
   }
 
   public Deployment deployment(String name) {
