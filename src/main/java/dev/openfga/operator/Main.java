@@ -10,6 +10,7 @@ import dev.openfga.operator.ops.HealthServer;
 import dev.openfga.operator.ops.Logging;
 import dev.openfga.operator.ops.Metrics;
 import dev.openfga.operator.ops.MetricsServer;
+import dev.openfga.operator.status.StatusCommand;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.io.IOException;
@@ -22,7 +23,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Composition root: flags → logging → Kubernetes client → operator, health and metrics servers;
- * then waits until the process is asked to stop, and closes everything in reverse order.
+ * then waits until the process is asked to stop, and closes everything in reverse order. The {@code
+ * status} subcommand ({@link StatusCommand}) only reads the cluster and exits.
  */
 public final class Main {
 
@@ -31,7 +33,10 @@ public final class Main {
   private Main() {}
 
   public static void main(String[] args) {
-    int exitCode = Flags.commandLine(Environment.system(), Main::run).execute(args);
+    int exitCode =
+        Flags.commandLine(Environment.system(), Main::run)
+            .addSubcommand(new StatusCommand())
+            .execute(args);
     if (exitCode != 0) {
       System.exit(exitCode);
     }

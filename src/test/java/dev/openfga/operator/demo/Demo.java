@@ -5,6 +5,10 @@ import static dev.openfga.operator.testing.OpenFgaDeployment.openfga;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.LoggerContext;
 import dev.openfga.operator.model.Keys;
+import dev.openfga.operator.status.StatusReader;
+import dev.openfga.operator.status.StatusRow;
+import dev.openfga.operator.status.StatusTable;
+import dev.openfga.operator.status.StatusView;
 import dev.openfga.operator.testing.FakeJobController;
 import dev.openfga.operator.testing.FakeJobController.Script;
 import dev.openfga.operator.testing.MockCluster;
@@ -14,8 +18,10 @@ import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
@@ -109,6 +115,12 @@ public final class Demo {
         "  Jobs created: "
             + cluster.jobs().createdByOperator().size()
             + " (v1.8.0, v1.9.0 failed, v1.9.0 retried once)");
+    say("");
+    say("  $ openfga-operator status -n " + MockCluster.NS);
+    List<StatusRow> rows =
+        StatusView.rows(
+            StatusReader.read(cluster.client(), Optional.of(MockCluster.NS)), Instant.now());
+    StatusTable.table(rows, false).lines().forEach(line -> say("  " + line));
     say("");
     say("Try it on a cluster: see the README, section \"Running against a real cluster\".");
     return 0;

@@ -1,0 +1,250 @@
+package dev.openfga.operator.status;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.LoggerContext;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.ConnectException;
+import java.net.UnknownHostException;
+import java.net.http.HttpTimeoutException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.UnresolvedAddressException;
+import java.time.Clock;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.function.Supplier;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code openfga-operator status}: every opted-in OpenFGA Deployment with its desired and migrated
+ * version, the state the operator's planner computes for it, its migration Job and its last Event.
+ * Read-only, with the caller's kubeconfig, like {@code kubectl get}.
+ */
+@Command(
+    name = StatusCommand.NAME,
+    sortOptions = false,
+    description = {
+      "Lists every opted-in OpenFGA Deployment: desired version, migrated version, state (as the"
+          + " operator decides it), migration Job and last Event.",
+      "Reads the cluster with your kubeconfig (KUBECONFIG, ~/.kube/config, current context);"
+          + " writes nothing."
+    },
+    footer = {
+      "",
+      "Exit status: 0 when the cluster was read, 1 when it could not be, 2 on a usage error."
+    })
+public final class StatusCommand implements Callable<Integer> {
+  public static final String NAME = "status";
+
+  /** Exit code when the cluster cannot be read. */
+  public static final int EXIT_UNREACHABLE = 1;
+
+  @Spec private CommandSpec spec;
+
+  @Option(
+      names = {"-n", "--namespace"},
+      paramLabel = "NAMESPACE",
+      description = "Namespace to list. Default: the kubeconfig context's namespace, else default.")
+  private String namespace;
+
+  @Option(
+      names = {"-A", "--all-namespaces"},
+      description = "List every namespace (adds a NAMESPACE column).")
+  private boolean allNamespaces;
+
+  @Option(
+      names = {"-o", "--output"},
+      paramLabel = "FORMAT",
+      description = "table (default) or json (an array of objects with stable field names).")
+  private String output = "table";
+
+  @Option(
+      names = {"-h", "--help"},
+      usageHelp = true,
+      description = "Show this help message and exit.")
+  private boolean help;
+
+  private final Supplier<KubernetesClient> clients;
+  private final boolean ownsClient;
+  private final Clock clock;
+
+  /** With a client from the caller's kubeconfig, and the system clock. */
+  public StatusCommand() {
+    this.clients = StatusCommand::kubeconfigClient;
+    this.ownsClient = true;
+    this.clock = Clock.systemUTC();
+  }
+
+  /** With the given client (not closed) and clock: for tests and the demo. */
+  public StatusCommand(KubernetesClient client, Clock clock) {
+    Objects.requireNonNull(client, "client");
+    this.clients = () -> client;
+    this.ownsClient = false;
+    this.clock = Objects.requireNonNull(clock, "clock");
+  }
+
+  @Override
+  public Integer call() {
+    boolean json = parseOutput();
+    if (namespace != null && allNamespaces) {
+      throw new ParameterException(
+          spec.commandLine(), "--namespace and --all-namespaces cannot be combined");
+    }
+    if (namespace != null && namespace.isBlank()) {
+      throw new ParameterException(spec.commandLine(), "--namespace must not be empty");
+    }
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    if (ownsClient) {
+      quietLogs();
+    }
+    KubernetesClient client = null;
+    try {
+      client = clients.get();
+      Optional<String> scope = allNamespaces ? Optional.empty() : Optional.of(namespace(client));
+      List<StatusRow> rows = StatusView.rows(StatusReader.read(client, scope), clock.instant());
+      if (json) {
+        out.print(StatusTable.json(rows));
+      } else if (rows.isEmpty()) {
+        err.println(
+            "No opted-in OpenFGA Deployments found"
+                + scope.map(ns -> " in namespace " + ns).orElse("")
+                + ".");
+      } else {
+        out.print(StatusTable.table(rows, allNamespaces));
+      }
+      out.flush();
+      err.flush();
+      return 0;
+    } catch (RuntimeException e) {
+      err.println("error: " + describe(e, server(client)));
+      err.flush();
+      return EXIT_UNREACHABLE;
+    } finally {
+      if (ownsClient && client != null) {
+        client.close();
+      }
+    }
+  }
+
+  private boolean parseOutput() {
+    return switch (output.strip().toLowerCase(java.util.Locale.ROOT)) {
+      case "table", "" -> false;
+      case "json" -> true;
+      default ->
+          throw new ParameterException(
+              spec.commandLine(),
+              "Invalid value for option '--output': '" + output + "' (expected table or json)");
+    };
+  }
+
+  private String namespace(KubernetesClient client) {
+    if (namespace != null) {
+      return namespace.strip();
+    }
+    String fromContext = client.getNamespace();
+    return fromContext == null || fromContext.isBlank() ? "default" : fromContext;
+  }
+
+  /** The client from the kubeconfig, failing fast: no request retries for a command line. */
+  private static KubernetesClient kubeconfigClient() {
+    Config config = Config.autoConfigure(null);
+    config.setRequestRetryBackoffLimit(0);
+    return new KubernetesClientBuilder().withConfig(config).build();
+  }
+
+  private static String server(KubernetesClient client) {
+    try {
+      return client == null ? null : client.getMasterUrl().toString();
+    } catch (RuntimeException e) {
+      return null;
+    }
+  }
+
+  /** One line: what failed, and where. */
+  static String describe(RuntimeException e, String server) {
+    String at = server == null ? "" : " at " + server;
+    Throwable io = e;
+    while (io != null && !(io instanceof IOException)) {
+      io = io.getCause();
+    }
+    if (io != null) {
+      return "cannot reach the Kubernetes API server" + at + ": " + networkReason(io);
+    }
+    if (e instanceof KubernetesClientException k && k.getCode() > 0) {
+      String message =
+          k.getStatus() != null && k.getStatus().getMessage() != null
+              ? k.getStatus().getMessage()
+              : k.getMessage();
+      return "the Kubernetes API server"
+          + at
+          + " answered "
+          + k.getCode()
+          + ": "
+          + oneLine(message);
+    }
+    Throwable root = e;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    String message = reason(e);
+    if (root != e) {
+      message += ": " + reason(root);
+    }
+    return "cannot read the cluster" + at + ": " + message;
+  }
+
+  /** The JDK's HTTP client gives most network failures no message: say which one it was. */
+  private static String networkReason(Throwable io) {
+    for (Throwable t = io; t != null; t = t.getCause()) {
+      if (t instanceof UnresolvedAddressException || t instanceof UnknownHostException) {
+        return "unknown host" + (t.getMessage() == null ? "" : " " + t.getMessage());
+      }
+      if (t instanceof HttpTimeoutException) {
+        return "timed out";
+      }
+      if (t instanceof ConnectException && t.getCause() instanceof ClosedChannelException) {
+        return "connection refused";
+      }
+    }
+    for (Throwable t = io; t != null; t = t.getCause()) {
+      if (t.getMessage() != null && !t.getMessage().isBlank()) {
+        return oneLine(t.getMessage());
+      }
+    }
+    return reason(io);
+  }
+
+  private static String reason(Throwable t) {
+    String message = t.getMessage();
+    return message == null || message.isBlank() ? t.getClass().getSimpleName() : oneLine(message);
+  }
+
+  private static String oneLine(String text) {
+    return text == null ? "" : text.replaceAll("\\s+", " ").strip();
+  }
+
+  /**
+   * A command line prints only its own output: the libraries' logs (on standard output) would break
+   * {@code -o json}. Left alone when a Logback file was asked for.
+   */
+  private static void quietLogs() {
+    if (System.getProperty("logback.configurationFile") != null) {
+      return;
+    }
+    if (LoggerFactory.getILoggerFactory() instanceof LoggerContext context) {
+      context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).setLevel(Level.OFF);
+    }
+  }
+}

@@ -1,0 +1,62 @@
+package dev.openfga.operator.status;
+
+import dev.openfga.operator.model.DeploymentSettings;
+import dev.openfga.operator.model.Keys;
+import dev.openfga.operator.model.Names;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Reads what the status view needs, with plain GET and LIST requests (read-only, like {@code
+ * kubectl get}): the Deployments with the discovery labels; for each opted-in one the objects named
+ * like its status ConfigMap and its migration Job; the Events of its namespace, one list per
+ * namespace (field selectors on {@code involvedObject} are left out, so the view filters).
+ */
+public final class StatusReader {
+  private StatusReader() {}
+
+  /**
+   * @param namespace the namespace to read, or empty for all namespaces
+   * @throws io.fabric8.kubernetes.client.KubernetesClientException when a request fails
+   */
+  public static List<StatusView.Observed> read(
+      KubernetesClient client, Optional<String> namespace) {
+    var deployments = client.apps().deployments();
+    var selected =
+        namespace.isPresent()
+            ? deployments.inNamespace(namespace.get())
+            : deployments.inAnyNamespace();
+    List<Deployment> found =
+        selected
+            .withLabel(Keys.PART_OF, Keys.PART_OF_OPENFGA)
+            .withLabel(Keys.COMPONENT, Keys.COMPONENT_SERVER)
+            .list()
+            .getItems();
+    Map<String, List<Event>> events = new HashMap<>();
+    List<StatusView.Observed> observed = new ArrayList<>();
+    for (Deployment d : found) {
+      if (!DeploymentSettings.isDiscovered(d) || !DeploymentSettings.of(d).optedIn()) {
+        continue;
+      }
+      String ns = d.getMetadata().getNamespace();
+      String name = d.getMetadata().getName();
+      ConfigMap configMap =
+          client.configMaps().inNamespace(ns).withName(Names.statusConfigMap(name)).get();
+      Job job = client.batch().v1().jobs().inNamespace(ns).withName(Names.job(name)).get();
+      List<Event> inNamespace =
+          events.computeIfAbsent(ns, n -> client.v1().events().inNamespace(n).list().getItems());
+      observed.add(
+          new StatusView.Observed(
+              d, Optional.ofNullable(configMap), Optional.ofNullable(job), inNamespace));
+    }
+    return observed;
+  }
+}

@@ -1,0 +1,314 @@
+package dev.openfga.operator.status;
+
+import dev.openfga.operator.model.DeploymentSettings;
+import dev.openfga.operator.model.EventReason;
+import dev.openfga.operator.model.ImageVersion;
+import dev.openfga.operator.model.Keys;
+import dev.openfga.operator.model.MigrationJob;
+import dev.openfga.operator.model.Observation;
+import dev.openfga.operator.model.Plan;
+import dev.openfga.operator.model.Planner;
+import dev.openfga.operator.model.Policy;
+import dev.openfga.operator.model.StatusRecord;
+import dev.openfga.operator.model.Step;
+import dev.openfga.operator.model.Timestamps;
+import dev.openfga.operator.status.StatusRow.EventInfo;
+import dev.openfga.operator.status.StatusRow.JobInfo;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.ObjectReference;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.stream.Stream;
+
+/**
+ * The status view, pure: from the objects read from the cluster and the time to one {@link
+ * StatusRow} per opted-in Deployment. The state is the one the operator's own {@link Planner}
+ * computes from the same objects; nothing here decides anything the planner does not.
+ */
+public final class StatusView {
+  private StatusView() {}
+
+  /**
+   * The planner's decision does not depend on the policy (the flags change the steps and the waits,
+   * never the state), so the defaults give the operator's state whatever its flags are.
+   */
+  private static final Planner PLANNER = new Planner(Policy.DEFAULTS);
+
+  /**
+   * What was read for one Deployment.
+   *
+   * @param statusConfigMap the object named like its status ConfigMap, whoever made it
+   * @param job the object named like its migration Job, whoever made it
+   * @param events Events of its namespace (any object; only the Deployment's are used)
+   */
+  public record Observed(
+      Deployment deployment,
+      Optional<ConfigMap> statusConfigMap,
+      Optional<Job> job,
+      List<Event> events) {}
+
+  /** One row per opted-in Deployment, by namespace then name; the others are left out. */
+  public static List<StatusRow> rows(List<Observed> observed, Instant now) {
+    return observed.stream()
+        .map(o -> row(o, now))
+        .flatMap(Optional::stream)
+        .sorted(
+            Comparator.comparing(StatusRow::namespace, Comparator.nullsFirst(String::compareTo))
+                .thenComparing(StatusRow::deployment))
+        .toList();
+  }
+
+  /** The row of one Deployment, or empty when the operator ignores it (not opted in). */
+  public static Optional<StatusRow> row(Observed o, Instant now) {
+    Instant second = now.truncatedTo(ChronoUnit.SECONDS);
+    Deployment d = o.deployment();
+    Plan plan = PLANNER.plan(new Observation(d, o.statusConfigMap(), o.job(), second));
+    if (plan.state() == Plan.State.IGNORED) {
+      return Optional.empty();
+    }
+    Optional<Instant> retryAt = retryAt(plan.state(), d, o.job());
+    Optional<Duration> retryIn = retryAt.map(at -> nonNegative(Duration.between(second, at)));
+    return Optional.of(
+        new StatusRow(
+            d.getMetadata().getNamespace(),
+            d.getMetadata().getName(),
+            desiredVersion(d),
+            o.statusConfigMap().flatMap(cm -> migratedVersion(cm, d)),
+            plan.state(),
+            stateText(plan, retryIn),
+            plan.summary(),
+            retryAt,
+            retryIn,
+            o.job().map(j -> job(j, d)),
+            lastEvent(o.events(), d).map(e -> event(e, second))));
+  }
+
+  /** The version the image of the migrated container stands for, as the planner reads it. */
+  static Optional<String> desiredVersion(Deployment d) {
+    String container = DeploymentSettings.of(d).containerName();
+    if (container == null
+        || d.getSpec() == null
+        || d.getSpec().getTemplate() == null
+        || d.getSpec().getTemplate().getSpec() == null
+        || d.getSpec().getTemplate().getSpec().getContainers() == null) {
+      return Optional.empty();
+    }
+    return d.getSpec().getTemplate().getSpec().getContainers().stream()
+        .filter(c -> container.equals(c.getName()))
+        .findFirst()
+        .flatMap(c -> ImageVersion.of(c.getImage()));
+  }
+
+  /** The recorded version, only from a record that is this Deployment's. */
+  private static Optional<String> migratedVersion(ConfigMap configMap, Deployment d) {
+    return StatusRecord.read(configMap, d) instanceof StatusRecord.Reading.Recorded r
+        ? r.version()
+        : Optional.empty();
+  }
+
+  /**
+   * When the operator creates the next Job. COOLDOWN: the Deployment's retry-after (the planner
+   * waits for exactly that). FAILED: the failed Job is kept until its retain-until, never before
+   * its retry-after, and replaced then: the later of the two the operator wrote on the Job; before
+   * it wrote them, the Deployment's retry-after.
+   */
+  static Optional<Instant> retryAt(Plan.State state, Deployment d, Optional<Job> job) {
+    Optional<Instant> onDeployment = DeploymentSettings.of(d).retryAfter();
+    if (state == Plan.State.COOLDOWN) {
+      return onDeployment;
+    }
+    if (state != Plan.State.FAILED) {
+      return Optional.empty();
+    }
+    Optional<Instant> onJob =
+        job.stream()
+            .flatMap(
+                j -> Stream.of(annotation(j, Keys.RETRY_AFTER), annotation(j, Keys.RETAIN_UNTIL)))
+            .map(Timestamps::parse)
+            .flatMap(Optional::stream)
+            .max(Comparator.naturalOrder());
+    return onJob.or(() -> onDeployment);
+  }
+
+  static String stateText(Plan plan, Optional<Duration> retryIn) {
+    return switch (plan.state()) {
+      case UP_TO_DATE -> "up to date";
+      case MIGRATING -> "migrating";
+      case SKIPPED -> "skipped: " + plan.summary().replace(": no migration", "");
+      case FAILED, COOLDOWN ->
+          retryIn
+              .map(d -> d.isZero() ? "failed, retrying now" : "failed, retrying in " + human(d))
+              .orElse("failed");
+      case BLOCKED -> blockedText(plan);
+      case IGNORED -> "ignored";
+    };
+  }
+
+  /** What blocks the Deployment, from the Event the planner sends about it (sent last). */
+  private static String blockedText(Plan plan) {
+    EventReason reason = null;
+    for (Step step : plan.steps()) {
+      if (step instanceof Step.Emit emit) {
+        reason = emit.reason();
+      }
+    }
+    if (reason == null) {
+      return "blocked: invalid configuration";
+    }
+    return switch (reason) {
+      case MigrationJobConflict -> "blocked by a Job collision";
+      case MigrationStatusConflict -> "blocked by a ConfigMap collision";
+      case ContainerNotFound -> "blocked: container not found";
+      default -> "blocked: invalid configuration";
+    };
+  }
+
+  private static JobInfo job(Job job, Deployment d) {
+    String status;
+    if (MigrationJob.isTerminating(job)) {
+      status = "terminating";
+    } else if (MigrationJob.hasCondition(job, "Failed")) {
+      status = "failed";
+    } else if (MigrationJob.hasCondition(job, "FailureTarget")) {
+      status = "failing";
+    } else if (MigrationJob.isComplete(job)) {
+      status = "complete";
+    } else if (MigrationJob.isRunning(job)) {
+      status = "running";
+    } else {
+      status = "pending";
+    }
+    String version = MigrationJob.describedVersion(job);
+    return new JobInfo(
+        job.getMetadata().getName(),
+        status,
+        "unknown".equals(version) ? Optional.empty() : Optional.of(version),
+        MigrationJob.isTrusted(job, d));
+  }
+
+  /**
+   * The newest Event whose involved object is this Deployment (same kind, namespace and name; same
+   * UID when both have one, so a deleted Deployment's Events do not count). Newest by {@link
+   * #eventTime}, then creation time, then resourceVersion, then list order.
+   */
+  static Optional<Event> lastEvent(List<Event> events, Deployment d) {
+    List<Event> about = new ArrayList<>();
+    for (Event e : events) {
+      if (isAbout(e, d)) {
+        about.add(e);
+      }
+    }
+    Comparator<Event> newest =
+        Comparator.comparing(
+                (Event e) -> eventTime(e).orElse(Instant.MIN), Comparator.naturalOrder())
+            .thenComparing(e -> created(e).orElse(Instant.MIN))
+            .thenComparing(StatusView::resourceVersion);
+    Event last = null;
+    for (Event e : about) {
+      if (last == null || newest.compare(e, last) >= 0) {
+        last = e;
+      }
+    }
+    return Optional.ofNullable(last);
+  }
+
+  private static boolean isAbout(Event e, Deployment d) {
+    ObjectReference ref = e.getInvolvedObject();
+    if (ref == null || !"Deployment".equals(ref.getKind())) {
+      return false;
+    }
+    String namespace =
+        ref.getNamespace() != null ? ref.getNamespace() : e.getMetadata().getNamespace();
+    if (!Objects.equals(d.getMetadata().getName(), ref.getName())
+        || !Objects.equals(d.getMetadata().getNamespace(), namespace)) {
+      return false;
+    }
+    String uid = d.getMetadata().getUid();
+    return uid == null || ref.getUid() == null || uid.equals(ref.getUid());
+  }
+
+  /** lastTimestamp, else eventTime, else firstTimestamp, else creationTimestamp. */
+  static Optional<Instant> eventTime(Event e) {
+    return parse(e.getLastTimestamp())
+        .or(() -> parse(e.getEventTime() == null ? null : e.getEventTime().getTime()))
+        .or(() -> parse(e.getFirstTimestamp()))
+        .or(() -> created(e));
+  }
+
+  private static Optional<Instant> created(Event e) {
+    return parse(e.getMetadata() == null ? null : e.getMetadata().getCreationTimestamp());
+  }
+
+  private static long resourceVersion(Event e) {
+    try {
+      return Long.parseLong(e.getMetadata().getResourceVersion());
+    } catch (RuntimeException notANumber) {
+      return Long.MIN_VALUE;
+    }
+  }
+
+  private static Optional<Instant> parse(String time) {
+    return time == null || time.isBlank() ? Optional.empty() : Timestamps.parse(time);
+  }
+
+  private static EventInfo event(Event e, Instant now) {
+    Optional<Instant> time = eventTime(e);
+    return new EventInfo(
+        e.getType() == null ? "" : e.getType(),
+        e.getReason() == null ? "" : e.getReason(),
+        e.getMessage() == null ? "" : e.getMessage(),
+        time,
+        time.map(t -> nonNegative(Duration.between(t, now))));
+  }
+
+  private static String annotation(Job job, String key) {
+    var annotations = job.getMetadata().getAnnotations();
+    return annotations == null ? null : annotations.get(key);
+  }
+
+  private static Duration nonNegative(Duration d) {
+    return d.isNegative() ? Duration.ZERO : d;
+  }
+
+  /**
+   * A duration as {@code kubectl} shows ages: {@code 42s}, {@code 4m10s}, {@code 42m}, {@code
+   * 3h20m}, {@code 20h}, {@code 3d4h}, {@code 42d}, {@code 3y}.
+   */
+  public static String human(Duration d) {
+    long s = Math.max(0, d.getSeconds());
+    long m = s / 60;
+    long h = m / 60;
+    long days = h / 24;
+    if (s < 120) {
+      return s + "s";
+    }
+    if (m < 10) {
+      return s % 60 == 0 ? m + "m" : m + "m" + (s % 60) + "s";
+    }
+    if (m < 180) {
+      return m + "m";
+    }
+    if (h < 8) {
+      return m % 60 == 0 ? h + "h" : h + "h" + (m % 60) + "m";
+    }
+    if (h < 48) {
+      return h + "h";
+    }
+    if (h < 24 * 8) {
+      return h % 24 == 0 ? days + "d" : days + "d" + (h % 24) + "h";
+    }
+    if (days < 365 * 2) {
+      return days + "d";
+    }
+    return days / 365 + "y";
+  }
+}

@@ -1,0 +1,342 @@
+package dev.openfga.operator.status;
+
+import static dev.openfga.operator.testing.Fixtures.NOW;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.openfga.operator.model.Keys;
+import dev.openfga.operator.model.Plan.State;
+import dev.openfga.operator.model.Timestamps;
+import dev.openfga.operator.status.StatusView.Observed;
+import dev.openfga.operator.testing.Fixtures;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.EventBuilder;
+import io.fabric8.kubernetes.api.model.MicroTime;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** The status view from objects and a time: the planner's state, in words. */
+class StatusViewTest {
+
+  private static final String OLD = "v1.13.0";
+  private static final String NEW = Fixtures.VERSION; // the image's version, v1.14.0
+
+  private static StatusRow row(Deployment d, ConfigMap cm, Job job, List<Event> events) {
+    return StatusView.row(
+            new Observed(d, Optional.ofNullable(cm), Optional.ofNullable(job), events), NOW)
+        .orElseThrow();
+  }
+
+  private static StatusRow row(Deployment d, ConfigMap cm, Job job) {
+    return row(d, cm, job, List.of());
+  }
+
+  private static ConfigMap recorded(Deployment d, String version) {
+    return Fixtures.statusConfigMap(d, version).build();
+  }
+
+  private static Event event(String name, String reason, String message, String lastTimestamp) {
+    return new EventBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .withNamespace(Fixtures.NAMESPACE)
+        .endMetadata()
+        .withNewInvolvedObject()
+        .withApiVersion("apps/v1")
+        .withKind("Deployment")
+        .withName(Fixtures.NAME)
+        .withNamespace(Fixtures.NAMESPACE)
+        .withUid(Fixtures.UID)
+        .endInvolvedObject()
+        .withType(reason.equals("MigrationFailed") ? "Warning" : "Normal")
+        .withReason(reason)
+        .withMessage(message)
+        .withLastTimestamp(lastTimestamp)
+        .build();
+  }
+
+  @Test
+  void upToDate() {
+    Deployment d = Fixtures.deployment().replicas(3).build();
+    Job done = Fixtures.job(d, NEW).complete(NOW.minusSeconds(60)).ttl(300).build();
+
+    StatusRow row = row(d, recorded(d, NEW), done);
+
+    assertThat(row.state()).isEqualTo(State.UP_TO_DATE);
+    assertThat(row.stateText()).isEqualTo("up to date");
+    assertThat(row.desiredVersion()).contains(NEW);
+    assertThat(row.migratedVersion()).contains(NEW);
+    assertThat(row.job())
+        .hasValueSatisfying(
+            j -> {
+              assertThat(j.name()).isEqualTo("openfga-migrate");
+              assertThat(j.status()).isEqualTo("complete");
+              assertThat(j.version()).contains(NEW);
+              assertThat(j.managed()).isTrue();
+            });
+    assertThat(row.retryAt()).isEmpty();
+  }
+
+  @Test
+  void migratingWithoutAJobYetAndWhileTheJobRuns() {
+    Deployment d = Fixtures.deployment().build();
+
+    StatusRow firstInstall = row(d, null, null);
+    assertThat(firstInstall.state()).isEqualTo(State.MIGRATING);
+    assertThat(firstInstall.stateText()).isEqualTo("migrating");
+    assertThat(firstInstall.migratedVersion()).isEmpty();
+    assertThat(firstInstall.job()).isEmpty();
+
+    StatusRow running = row(d, recorded(d, OLD), Fixtures.job(d, NEW).running().build());
+    assertThat(running.state()).isEqualTo(State.MIGRATING);
+    assertThat(running.stateText()).isEqualTo("migrating");
+    assertThat(running.migratedVersion()).contains(OLD);
+    assertThat(running.job().orElseThrow().status()).isEqualTo("running");
+  }
+
+  @Test
+  void failedRetriesWhenTheJobIsNoLongerKept() {
+    Deployment d =
+        Fixtures.deployment().failedCondition(NEW).retryAfter(NOW.plusSeconds(42)).build();
+    // kept for the diagnostics window beyond the retry deadline: the retry waits for it
+    Job failed =
+        Fixtures.job(d, NEW)
+            .failed(NOW.minusSeconds(18))
+            .retention(NOW.plusSeconds(42), NOW.plusSeconds(282))
+            .ttl(582)
+            .build();
+
+    StatusRow row = row(d, recorded(d, OLD), failed);
+
+    assertThat(row.state()).isEqualTo(State.FAILED);
+    assertThat(row.stateText()).isEqualTo("failed, retrying in 4m42s");
+    assertThat(row.retryAt()).contains(NOW.plusSeconds(282));
+    assertThat(row.retryIn()).contains(Duration.ofSeconds(282));
+    assertThat(row.job().orElseThrow().status()).isEqualTo("failed");
+    assertThat(row.summary()).contains("failed");
+  }
+
+  @Test
+  void failedRetryingIn42s() {
+    Deployment d =
+        Fixtures.deployment().failedCondition(NEW).retryAfter(NOW.plusSeconds(42)).build();
+    Job failed =
+        Fixtures.job(d, NEW)
+            .failed(NOW.minusSeconds(300))
+            .retention(NOW.plusSeconds(42), NOW.plusSeconds(42))
+            .ttl(342)
+            .build();
+
+    StatusRow row = row(d, recorded(d, OLD), failed);
+
+    assertThat(row.stateText()).isEqualTo("failed, retrying in 42s");
+  }
+
+  @Test
+  void failedBeforeTheOperatorRecordedTheRetryOnTheJob() {
+    Deployment d = Fixtures.deployment().retryAfter(NOW.plusSeconds(60)).build();
+    StatusRow recordedOnDeployment =
+        row(d, recorded(d, OLD), Fixtures.job(d, NEW).failed(NOW).build());
+    assertThat(recordedOnDeployment.stateText()).isEqualTo("failed, retrying in 60s");
+
+    Deployment nothingYet = Fixtures.deployment().build();
+    StatusRow unknown =
+        row(
+            nothingYet,
+            recorded(nothingYet, OLD),
+            Fixtures.job(nothingYet, NEW).failed(NOW).build());
+    assertThat(unknown.state()).isEqualTo(State.FAILED);
+    assertThat(unknown.stateText()).isEqualTo("failed");
+    assertThat(unknown.retryAt()).isEmpty();
+  }
+
+  @Test
+  void failedPastTheDeadlineRetriesNow() {
+    Deployment d = Fixtures.deployment().retryAfter(NOW.minusSeconds(5)).build();
+    Job failed =
+        Fixtures.job(d, NEW)
+            .failed(NOW.minusSeconds(400))
+            .retention(NOW.minusSeconds(5), NOW.minusSeconds(5))
+            .ttl(600)
+            .build();
+
+    assertThat(row(d, recorded(d, OLD), failed).stateText()).isEqualTo("failed, retrying now");
+  }
+
+  @Test
+  void cooldownWaitsForTheDeploymentsRetryAfter() {
+    Deployment d =
+        Fixtures.deployment().failedCondition(NEW).retryAfter(NOW.plusSeconds(42)).build();
+
+    StatusRow row = row(d, recorded(d, OLD), null);
+
+    assertThat(row.state()).isEqualTo(State.COOLDOWN);
+    assertThat(row.stateText()).isEqualTo("failed, retrying in 42s");
+    assertThat(row.retryAt()).contains(NOW.plusSeconds(42));
+    assertThat(row.job()).isEmpty();
+  }
+
+  @Test
+  void blockedByAForeignJob() {
+    Deployment d = Fixtures.deployment().build();
+    Job foreign =
+        new JobBuilder()
+            .withNewMetadata()
+            .withName("openfga-migrate")
+            .withNamespace(Fixtures.NAMESPACE)
+            .withUid("someone-else")
+            .endMetadata()
+            .build();
+
+    StatusRow row = row(d, null, foreign);
+
+    assertThat(row.state()).isEqualTo(State.BLOCKED);
+    assertThat(row.stateText()).isEqualTo("blocked by a Job collision");
+    assertThat(row.summary()).contains("delete or rename it");
+    assertThat(row.job().orElseThrow().managed()).isFalse();
+    assertThat(StatusTable.jobCell(row.job().orElseThrow()))
+        .isEqualTo("openfga-migrate (foreign, pending)");
+  }
+
+  @Test
+  void blockedByAForeignConfigMap() {
+    Deployment d = Fixtures.deployment().build();
+    ConfigMap foreign =
+        new io.fabric8.kubernetes.api.model.ConfigMapBuilder(recorded(d, NEW))
+            .editMetadata()
+            .withLabels(java.util.Map.of())
+            .withOwnerReferences()
+            .endMetadata()
+            .build();
+
+    StatusRow row = row(d, foreign, null);
+
+    assertThat(row.state()).isEqualTo(State.BLOCKED);
+    assertThat(row.stateText()).isEqualTo("blocked by a ConfigMap collision");
+    assertThat(row.migratedVersion()).as("not this Deployment's record").isEmpty();
+  }
+
+  @Test
+  void blockedByBadInput() {
+    Deployment missing = Fixtures.deployment().annotation(Keys.CONTAINER_NAME, "server").build();
+    StatusRow noContainer = row(missing, null, null);
+    assertThat(noContainer.stateText()).isEqualTo("blocked: container not found");
+    assertThat(noContainer.desiredVersion()).isEmpty();
+
+    Deployment badImage = Fixtures.deployment().image("openfga/openfga:v1 .0").build();
+    assertThat(row(badImage, null, null).stateText()).isEqualTo("blocked: invalid configuration");
+  }
+
+  @Test
+  void skippedEngines() {
+    Deployment d =
+        Fixtures.deployment()
+            .containers(
+                new ContainerBuilder()
+                    .withName("openfga")
+                    .withImage(Fixtures.IMAGE)
+                    .withEnv(Fixtures.env(Keys.ENGINE_ENV, "sqlite"))
+                    .build())
+            .build();
+
+    StatusRow row = row(d, null, null);
+
+    assertThat(row.state()).isEqualTo(State.SKIPPED);
+    assertThat(row.stateText()).isEqualTo("skipped: datastore engine sqlite");
+  }
+
+  @Test
+  void deploymentsTheOperatorIgnoresAreLeftOut() {
+    Deployment notOptedIn = Fixtures.deployment().annotation(Keys.MIGRATION_ENABLED, "yes").build();
+    Deployment b = Fixtures.deployment().name("b").build();
+    Deployment a = Fixtures.deployment().name("a").build();
+
+    List<StatusRow> rows =
+        StatusView.rows(
+            List.of(
+                new Observed(notOptedIn, Optional.empty(), Optional.empty(), List.of()),
+                new Observed(b, Optional.empty(), Optional.empty(), List.of()),
+                new Observed(a, Optional.empty(), Optional.empty(), List.of())),
+            NOW);
+
+    assertThat(rows).extracting(StatusRow::deployment).containsExactly("a", "b");
+  }
+
+  @Test
+  void lastEventIsTheNewestAboutThisDeployment() {
+    Deployment d = Fixtures.deployment().build();
+    Event started = event("e1", "MigrationStarted", "Created", "2025-12-31T23:58:00Z");
+    Event failed = event("e2", "MigrationFailed", "Migration Job failed", "2025-12-31T23:59:18Z");
+    Event otherDeployment =
+        new EventBuilder(event("e3", "MigrationStarted", "other", "2025-12-31T23:59:59Z"))
+            .editInvolvedObject()
+            .withName("other")
+            .endInvolvedObject()
+            .build();
+    Event previousIncarnation =
+        new EventBuilder(event("e4", "MigrationStarted", "old uid", "2025-12-31T23:59:59Z"))
+            .editInvolvedObject()
+            .withUid("old")
+            .endInvolvedObject()
+            .build();
+    Event aPod =
+        new EventBuilder(event("e5", "Pulled", "pod", "2025-12-31T23:59:59Z"))
+            .editInvolvedObject()
+            .withKind("Pod")
+            .endInvolvedObject()
+            .build();
+    // newer, and timed only by eventTime (events.k8s.io style)
+    Event byEventTime =
+        new EventBuilder(event("e6", "MigrationSucceeded", "Database migrated", null))
+            .withEventTime(new MicroTime("2025-12-31T23:59:30.123456Z"))
+            .build();
+
+    StatusRow row =
+        row(
+            d,
+            null,
+            null,
+            List.of(byEventTime, otherDeployment, failed, started, previousIncarnation, aPod));
+
+    assertThat(row.lastEvent())
+        .hasValueSatisfying(
+            e -> {
+              assertThat(e.reason()).isEqualTo("MigrationSucceeded");
+              assertThat(e.time()).contains(Instant.parse("2025-12-31T23:59:30Z"));
+              assertThat(e.age()).contains(Duration.ofSeconds(30));
+            });
+    assertThat(row(d, null, null, List.of(started, failed)).lastEvent().orElseThrow().reason())
+        .isEqualTo("MigrationFailed");
+    assertThat(row(d, null, null, List.of(otherDeployment, aPod)).lastEvent()).isEmpty();
+  }
+
+  @Test
+  void humanDurationsAsKubectlShowsAges() {
+    assertThat(StatusView.human(Duration.ofSeconds(0))).isEqualTo("0s");
+    assertThat(StatusView.human(Duration.ofSeconds(42))).isEqualTo("42s");
+    assertThat(StatusView.human(Duration.ofSeconds(119))).isEqualTo("119s");
+    assertThat(StatusView.human(Duration.ofSeconds(282))).isEqualTo("4m42s");
+    assertThat(StatusView.human(Duration.ofMinutes(5))).isEqualTo("5m");
+    assertThat(StatusView.human(Duration.ofMinutes(42))).isEqualTo("42m");
+    assertThat(StatusView.human(Duration.ofMinutes(200))).isEqualTo("3h20m");
+    assertThat(StatusView.human(Duration.ofHours(20))).isEqualTo("20h");
+    assertThat(StatusView.human(Duration.ofHours(76))).isEqualTo("3d4h");
+    assertThat(StatusView.human(Duration.ofDays(42))).isEqualTo("42d");
+    assertThat(StatusView.human(Duration.ofDays(1200))).isEqualTo("3y");
+  }
+
+  @Test
+  void retryAfterFormatsAsTheOperatorWritesIt() {
+    // the row's retryAt round-trips through the annotation format
+    Deployment d = Fixtures.deployment().retryAfter(NOW.plusSeconds(42)).build();
+    assertThat(Timestamps.format(row(d, recorded(d, OLD), null).retryAt().orElseThrow()))
+        .isEqualTo(d.getMetadata().getAnnotations().get(Keys.RETRY_AFTER));
+  }
+}
