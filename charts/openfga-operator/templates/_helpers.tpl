@@ -1,0 +1,133 @@
+{{/*
+Chart name, truncated to 63 characters.
+*/}}
+{{- define "openfga-operator.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+Full name: fullnameOverride, else the release name when it already contains the chart name, else
+<release>-<chart>; truncated to 63 characters (a DNS label).
+*/}}
+{{- define "openfga-operator.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
+Namespace of the operator's own objects.
+*/}}
+{{- define "openfga-operator.namespace" -}}
+{{- default .Release.Namespace .Values.namespaceOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+Chart name and version, for the helm.sh/chart label.
+*/}}
+{{- define "openfga-operator.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+Common labels.
+*/}}
+{{- define "openfga-operator.labels" -}}
+helm.sh/chart: {{ include "openfga-operator.chart" . }}
+{{ include "openfga-operator.selectorLabels" . }}
+app.kubernetes.io/component: operator
+{{- if .Chart.AppVersion }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+{{- end }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: openfga
+{{- end }}
+
+{{/*
+Selector labels.
+*/}}
+{{- define "openfga-operator.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "openfga-operator.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{/*
+The operator's ServiceAccount: the full name (or serviceAccount.name) when the chart creates it;
+otherwise serviceAccount.name, which must then be given.
+*/}}
+{{- define "openfga-operator.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- default (include "openfga-operator.fullname" .) .Values.serviceAccount.name }}
+{{- else }}
+{{- required "serviceAccount.name is required when serviceAccount.create is false: name the existing ServiceAccount the operator runs as" .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{/*
+The image: repository:tag, the tag defaulting to the chart's appVersion.
+*/}}
+{{- define "openfga-operator.image" -}}
+{{- printf "%s:%s" .Values.image.repository (.Values.image.tag | default .Chart.AppVersion | toString) }}
+{{- end }}
+
+{{/*
+The namespaces whose OpenFGA Deployments are watched, as a JSON list (empty when every namespace
+is watched): watchNamespace and watchNamespaces together, else the operator's own namespace.
+Fails on a combination the operator would reject at start-up.
+*/}}
+{{- define "openfga-operator.watchedNamespaces" -}}
+{{- $named := list }}
+{{- if .Values.watchNamespace }}
+{{- $named = append $named .Values.watchNamespace }}
+{{- end }}
+{{- range .Values.watchNamespaces }}
+{{- $named = append $named . }}
+{{- end }}
+{{- $named = uniq $named }}
+{{- if .Values.watchAllNamespaces }}
+{{- if $named }}
+{{- fail (printf "watchAllNamespaces cannot be combined with watchNamespace or watchNamespaces (got %s): the operator would refuse to start" (join ", " $named)) }}
+{{- end }}
+{{- list | toJson }}
+{{- else if $named }}
+{{- $named | toJson }}
+{{- else }}
+{{- list (include "openfga-operator.namespace" .) | toJson }}
+{{- end }}
+{{- end }}
+
+{{/*
+Name of cluster-scoped objects: unique per release namespace.
+*/}}
+{{- define "openfga-operator.clusterName" -}}
+{{- printf "%s-%s" (include "openfga-operator.namespace" .) (include "openfga-operator.fullname" .) | trunc 253 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+What the operator does in a watched namespace: exactly the API calls of its code (the chart tests
+compare these rules with the calls the operator makes against a recording API server).
+*/}}
+{{- define "openfga-operator.watchRules" -}}
+- apiGroups: ["apps"]
+  resources: ["deployments"]
+  verbs: ["get", "list", "watch", "patch"]
+- apiGroups: ["apps"]
+  resources: ["deployments/status"]
+  verbs: ["patch"]
+- apiGroups: ["batch"]
+  resources: ["jobs"]
+  verbs: ["get", "list", "watch", "create", "patch", "delete"]
+- apiGroups: [""]
+  resources: ["configmaps"]
+  verbs: ["get", "list", "watch", "create", "patch"]
+- apiGroups: [""]
+  resources: ["events"]
+  verbs: ["create"]
+{{- end }}

@@ -1,0 +1,329 @@
+package dev.openfga.operator.chart;
+
+import static dev.openfga.operator.chart.OperatorChart.chart;
+import static dev.openfga.operator.testing.OpenFgaDeployment.openfga;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.openfga.operator.controller.MigrationOperator;
+import dev.openfga.operator.testing.MockCluster;
+import dev.openfga.operator.testing.UpstreamChart;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.javaoperatorsdk.operator.LeaderElectionManager;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The chart's RBAC grants every API call the operator makes, and nothing more. The list of calls
+ * comes from the code, not from a second hand-written copy: the real operator, started with the
+ * flags the chart renders, plays a story (first install, upgrade, failure and retry after the
+ * cooldown, a legacy Helm hook Job adopted, a foreign Job in the way, leader election) against a
+ * mock API server that records each request; each request is then checked against the rendered
+ * Roles, ClusterRoles and bindings as the RBAC authorizer would, and each granted verb must have
+ * been used.
+ */
+class ChartRbacTest {
+  private static final String WATCHED = MockCluster.NS;
+  private static final Duration WAIT = Duration.ofSeconds(30);
+  private static final String STORY_VALUES =
+      """
+      retryCooldown: 2s
+      migrationJob:
+        ttlSecondsAfterFinished: 1
+      """;
+
+  @Test
+  void roleInTheWatchedNamespaceGrantsExactlyTheCallsTheOperatorMakes() {
+    var manifests = chart().values(STORY_VALUES + "watchNamespace: " + WATCHED + "\n").render();
+    RbacRules rules = rulesOf(manifests);
+
+    List<ApiCall> calls = story(manifests, rules, Optional.empty());
+
+    System.out.println("API calls of the operator (watching " + WATCHED + "):");
+    System.out.println(verbTable(calls));
+    assertEveryCallAllowed(calls, rules);
+    assertEveryGrantUsed(calls, rules, true);
+    // the operator's own namespace holds only the Lease; nothing else of the operator's is there
+    assertThat(calls)
+        .filteredOn(c -> OperatorChart.NAMESPACE.equals(c.namespace()))
+        .allSatisfy(c -> assertThat(c.groupResource()).isEqualTo("coordination.k8s.io/leases"));
+  }
+
+  @Test
+  void clusterRoleOfAnOperatorWatchingAllNamespacesGrantsExactlyTheCallsItMakes() {
+    var manifests = chart().values(STORY_VALUES + "watchAllNamespaces: true\n").render();
+    RbacRules rules = rulesOf(manifests);
+
+    List<ApiCall> calls = story(manifests, rules, Optional.of("team-b"));
+
+    assertEveryCallAllowed(calls, rules);
+    assertEveryGrantUsed(calls, rules, true);
+    assertThat(calls).anyMatch(c -> c.namespace() == null && c.verb().equals("watch"));
+  }
+
+  @Test
+  void clusterRoleBoundInSeveralNamespacesGrantsExactlyTheVerbsTheOperatorUses() {
+    var manifests =
+        chart().values(STORY_VALUES + "watchNamespaces: [" + WATCHED + ", team-b]\n").render();
+    RbacRules rules = rulesOf(manifests);
+
+    List<ApiCall> calls = story(manifests, rules, Optional.of("team-b"));
+
+    assertEveryCallAllowed(calls, rules);
+    // the full story runs in one namespace only: every verb is used, not in every namespace
+    assertEveryGrantUsed(calls, rules, false);
+    assertThat(calls).noneMatch(c -> c.namespace() == null);
+  }
+
+  private static RbacRules rulesOf(OperatorChart.Manifests manifests) {
+    var pod = manifests.deployment();
+    return RbacRules.of(
+        manifests,
+        pod.getSpec().getTemplate().getSpec().getServiceAccountName(),
+        pod.getMetadata().getNamespace());
+  }
+
+  private static void assertEveryCallAllowed(List<ApiCall> calls, RbacRules rules) {
+    assertThat(calls).isNotEmpty();
+    assertThat(calls.stream().filter(c -> !rules.allows(c)).map(ApiCall::toString).distinct())
+        .as("calls the chart's RBAC forbids")
+        .isEmpty();
+  }
+
+  /**
+   * Every granted verb was used — or, never sent, is one that the operator's own start-up check
+   * demands (JOSDK asks a SelfSubjectRulesReview whether it may use Leases and refuses to start
+   * otherwise): proven by starting the operator with that verb taken away.
+   */
+  private static void assertEveryGrantUsed(
+      List<ApiCall> calls, RbacRules rules, boolean inItsNamespace) {
+    List<RbacRules.Grant> unused =
+        rules.singleVerbGrants().stream()
+            .filter(g -> calls.stream().noneMatch(c -> inItsNamespace ? g.allows(c) : g.matches(c)))
+            .toList();
+    if (!unused.isEmpty()) {
+      assertThat(starts(rules)).as("the operator starts with every grant").isTrue();
+    }
+    for (RbacRules.Grant grant : unused) {
+      assertThat(starts(rules.without(grant)))
+          .as(
+              "granted but never used, nor demanded at start-up: %s %s/%s from %s",
+              grant.rule().getVerbs(),
+              grant.rule().getApiGroups(),
+              grant.rule().getResources(),
+              grant.from())
+          .isFalse();
+      System.out.println(
+          "never sent, demanded by the start-up check: "
+              + grant.rule().getVerbs()
+              + " "
+              + grant.rule().getApiGroups()
+              + "/"
+              + grant.rule().getResources()
+              + " from "
+              + grant.from());
+    }
+  }
+
+  /** Whether the operator, with leader election, starts when these are its permissions. */
+  private static boolean starts(RbacRules rules) {
+    var manifests = chart().render();
+    try (RecordingCluster cluster = new RecordingCluster(rules)) {
+      MigrationOperator operator =
+          MigrationOperator.create(
+              cluster.operatorClient(),
+              ChartFlagsTest.parse(manifests).operator(),
+              Clock.systemUTC(),
+              "operator-under-test",
+              false);
+      try {
+        operator.start();
+        return true;
+      } catch (RuntimeException refused) {
+        // refused for lack of permission, not for another reason
+        assertThat(refused)
+            .hasStackTraceContaining(LeaderElectionManager.NO_PERMISSION_TO_LEASE_RESOURCE_MESSAGE);
+        return false;
+      } finally {
+        operator.close();
+      }
+    } catch (Exception e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  /** {@code group/resource: verbs} for each resource the operator touched. */
+  static String verbTable(List<ApiCall> calls) {
+    Map<String, TreeSet<String>> verbs = new TreeMap<>();
+    calls.forEach(
+        c ->
+            verbs
+                .computeIfAbsent(
+                    c.groupResource()
+                        + (c.namespace() == null ? " (cluster-wide)" : " in " + c.namespace()),
+                    k -> new TreeSet<>())
+                .add(c.verb()));
+    return verbs.entrySet().stream()
+        .map(e -> "  " + e.getKey() + ": " + String.join(", ", e.getValue()))
+        .collect(Collectors.joining("\n"));
+  }
+
+  /**
+   * Runs the operator as the chart configures it through the whole story; returns every resource
+   * call it made.
+   */
+  private static List<ApiCall> story(
+      OperatorChart.Manifests manifests, RbacRules rules, Optional<String> otherNamespace) {
+    try (RecordingCluster cluster = new RecordingCluster(rules)) {
+      KubernetesClient h = cluster.harness();
+      Map<String, AtomicInteger> attempts = new ConcurrentHashMap<>();
+      cluster.runJobs(
+          job -> {
+            String owner = job.getMetadata().getName().replaceFirst("-migrate$", "");
+            int attempt =
+                attempts.computeIfAbsent(owner, k -> new AtomicInteger()).incrementAndGet();
+            return !(owner.equals("beta") && attempt == 1);
+          });
+
+      // a legacy Helm hook Job of the upstream chart, and its Deployment in operator mode
+      Job hook = UpstreamChart.load(h, UpstreamChart.HOOK_MODE, Job.class);
+      h.batch().v1().jobs().inNamespace(WATCHED).resource(hook).create();
+      h.apps()
+          .deployments()
+          .inNamespace(WATCHED)
+          .resource(UpstreamChart.load(h, UpstreamChart.OPERATOR_MODE, Deployment.class))
+          .create();
+      // a Job the operator does not own holds gamma's Job name
+      h.batch().v1().jobs().inNamespace(WATCHED).resource(foreignJob("gamma-migrate")).create();
+      create(h, openfga().name("alpha").version("v1.8.0").build());
+      create(h, openfga().name("beta").version("v1.9.0").build());
+      create(h, openfga().name("gamma").version("v1.9.0").build());
+      otherNamespace.ifPresent(
+          ns -> {
+            Deployment delta = openfga().name("delta").version("v1.8.0").build();
+            delta.getMetadata().setNamespace(ns);
+            create(h, delta);
+          });
+
+      MigrationOperator operator;
+      try {
+        operator =
+            MigrationOperator.create(
+                cluster.operatorClient(),
+                ChartFlagsTest.parse(manifests).operator(),
+                Clock.systemUTC(),
+                "operator-under-test",
+                false);
+      } catch (Exception e) {
+        throw new AssertionError("the chart's flags were refused", e);
+      }
+      try {
+        operator.start();
+        awaitVersion(h, WATCHED, "alpha", "v1.8.0");
+        // the upgrade, as a JSON patch that cannot conflict with the operator's own writes
+        h.apps()
+            .deployments()
+            .inNamespace(WATCHED)
+            .withName("alpha")
+            .patch(
+                PatchContext.of(PatchType.JSON),
+                "[{\"op\":\"replace\",\"path\":\"/spec/template/spec/containers/0/image\","
+                    + "\"value\":\"openfga/openfga:v1.9.0\"}]");
+        awaitVersion(h, WATCHED, "alpha", "v1.9.0");
+        awaitVersion(h, WATCHED, "beta", "v1.9.0");
+        await()
+            .atMost(WAIT)
+            .until(
+                () -> h.apps().deployments().inNamespace(WATCHED).withName("beta").get(),
+                d ->
+                    d.getMetadata().getAnnotations() != null
+                        && !d.getMetadata()
+                            .getAnnotations()
+                            .containsKey("openfga.dev/migration-retry-after"));
+        assertThat(attempts.get("beta")).hasValue(2);
+        awaitVersion(h, WATCHED, "openfga", "v1.18.3");
+        await()
+            .atMost(WAIT)
+            .until(
+                () ->
+                    h.v1().events().inNamespace(WATCHED).list().getItems().stream()
+                        .filter(e -> "gamma".equals(e.getInvolvedObject().getName()))
+                        .map(e -> e.getReason())
+                        .toList(),
+                r -> r.contains("MigrationJobConflict") && r.size() == 1);
+        otherNamespace.ifPresent(ns -> awaitVersion(h, ns, "delta", "v1.8.0"));
+        // the leader renews its Lease
+        await()
+            .atMost(WAIT)
+            .until(
+                () ->
+                    cluster.recorded(
+                        c ->
+                            c.resource().equals("leases")
+                                && c.verb().equals("patch")
+                                && OperatorChart.NAMESPACE.equals(c.namespace())));
+      } finally {
+        operator.close();
+      }
+      assertThat(cluster.nonResourceCalls()).as("non-resource requests").isEmpty();
+      return cluster.calls();
+    }
+  }
+
+  private static void create(KubernetesClient h, Deployment deployment) {
+    h.apps()
+        .deployments()
+        .inNamespace(deployment.getMetadata().getNamespace())
+        .resource(deployment)
+        .create();
+  }
+
+  private static void awaitVersion(KubernetesClient h, String ns, String name, String version) {
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                Optional.ofNullable(
+                        h.configMaps().inNamespace(ns).withName(name + "-migration-status").get())
+                    .map(ConfigMap::getData)
+                    .map(d -> d.get("version"))
+                    .orElse(""),
+            version::equals);
+  }
+
+  private static Job foreignJob(String name) {
+    return new JobBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .withNamespace(WATCHED)
+        .addToLabels("team", "dba")
+        .endMetadata()
+        .withNewSpec()
+        .withNewTemplate()
+        .withNewSpec()
+        .withRestartPolicy("Never")
+        .addNewContainer()
+        .withName("x")
+        .withImage("busybox")
+        .endContainer()
+        .endSpec()
+        .endTemplate()
+        .endSpec()
+        .build();
+  }
+}

@@ -1,0 +1,105 @@
+package dev.openfga.operator.chart;
+
+import static dev.openfga.operator.chart.OperatorChart.chart;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * values.schema.json rejects unknown keys and wrong types before anything renders, and says which
+ * value is wrong.
+ */
+class ChartSchemaTest {
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(
+      delimiter = '|',
+      textBlock =
+          """
+          replicaCont: 2                                   | Additional property replicaCont is not allowed
+          image: {repo: x}                                 | Additional property repo is not allowed
+          serviceAcount: {create: true}                    | Additional property serviceAcount is not allowed
+          leaderElection: {enable: true}                   | Additional property enable is not allowed
+          migrationJob: {backofLimit: 1}                   | Additional property backofLimit is not allowed
+          metrics: {enabled: true, port: 9090}             | Additional property port is not allowed
+          metrics: {serviceMonitor: {intervall: 1m}}       | Additional property intervall is not allowed
+          rbac: {created: true}                            | Additional property created is not allowed
+          podDisruptionBudget: {minAvailible: 1}           | Additional property minAvailible is not allowed
+          securityContext: {runAsNonroot: true}            | Additional property runAsNonroot is not allowed
+          podSecurityContext: {seccompProfile: {typ: x}}   | Additional property typ is not allowed
+          resources: {request: {cpu: 1}}                   | Additional property request is not allowed
+          """)
+  void unknownKeysAreRejected(String values, String message) {
+    assertRejected(values, message);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(
+      delimiter = '|',
+      textBlock =
+          """
+          replicaCount: "2"                                  | replicaCount: Invalid type. Expected: integer, given: string
+          replicaCount: 0                                    | replicaCount: Must be greater than or equal to 1
+          image: {pullPolicy: Sometimes}                     | image.pullPolicy: image.pullPolicy must be one of the following
+          image: {repository: ""}                            | image.repository: String length must be greater than or equal to 1
+          image: {tag: 1.2}                                  | image.tag: Invalid type. Expected: string, given: number
+          imagePullSecrets: [regcred]                        | imagePullSecrets.0: Invalid type. Expected: object, given: string
+          serviceAccount: {create: "yes"}                    | serviceAccount.create: Invalid type. Expected: boolean, given: string
+          watchNamespace: Team_A                             | watchNamespace: Does not match pattern
+          watchNamespaces: team-a                            | watchNamespaces: Invalid type. Expected: array, given: string
+          watchNamespaces: [team-a, team-a]                  | watchNamespaces: array items[0,1] must be unique
+          watchAllNamespaces: "true"                         | watchAllNamespaces: Invalid type. Expected: boolean, given: string
+          leaderElection: {enabled: 1}                       | leaderElection.enabled: Invalid type. Expected: boolean, given: integer
+          migrationJob: {backoffLimit: -1}                   | migrationJob.backoffLimit: Must be greater than or equal to 0
+          migrationJob: {activeDeadlineSeconds: 0}           | migrationJob.activeDeadlineSeconds: Must be greater than or equal to 1
+          migrationJob: {ttlSecondsAfterFinished: 1.5}       | migrationJob.ttlSecondsAfterFinished: Invalid type. Expected: integer, given: number
+          migrationJob: {ttlSecondsAfterFinished: 2147483648} | migrationJob.ttlSecondsAfterFinished: Must be less than or equal to
+          retryCooldown: 1 minute                            | retryCooldown: Does not match pattern
+          retryCooldown: 60                                  | retryCooldown: Invalid type. Expected: string, given: integer
+          logFormat: yaml                                    | logFormat: logFormat must be one of the following: "text", "json"
+          logLevel: verbose                                  | logLevel: logLevel must be one of the following
+          metrics: {enabled: "false"}                        | metrics.enabled: Invalid type. Expected: boolean, given: string
+          metrics: {serviceMonitor: {labels: {a: 1}}}        | metrics.serviceMonitor.labels.a: Invalid type. Expected: string, given: integer
+          rbac: {create: "false"}                            | rbac.create: Invalid type. Expected: boolean, given: string
+          resources: {limits: {memory: lots}}                | resources.limits.memory: Does not match pattern
+          podDisruptionBudget: {minAvailable: "50"}          | podDisruptionBudget.minAvailable: Must validate one and only one schema
+          podDisruptionBudget: {maxUnavailable: -1}          | podDisruptionBudget.maxUnavailable: Must validate one and only one schema
+          podAnnotations: {a: true}                          | podAnnotations.a: Invalid type. Expected: string, given: boolean
+          nodeSelector: [linux]                              | nodeSelector: Invalid type. Expected: object, given: array
+          tolerations: {key: a}                              | tolerations: Invalid type. Expected: array, given: object
+          tolerations: [{key: a, operator: Equals}]          | tolerations.0.operator: tolerations.0.operator must be one of the following
+          affinity: {nodeAfinity: {}}                        | Additional property nodeAfinity is not allowed
+          securityContext: {capabilities: {drop: [all]}}     | securityContext.capabilities.drop.0: Does not match pattern
+          """)
+  void wrongTypesAndValuesAreRejected(String values, String message) {
+    assertRejected(values, message);
+  }
+
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "global: {imageRegistry: registry.example.com}",
+        "enabled: true",
+        "retryCooldown: 1h30m",
+        "retryCooldown: \"90\"",
+        "podDisruptionBudget: {enabled: true, minAvailable: \"50%\"}",
+        "podDisruptionBudget: {enabled: true, minAvailable: null, maxUnavailable: 0}",
+        "resources: {}",
+        "resources: {requests: {cpu: 0.5, memory: 1Gi}}",
+        "securityContext: {}",
+        "image: {tag: v1.2.3}"
+      })
+  void valuesAParentChartOrAUserMaySetAreAccepted(String values) {
+    assertThat(chart().values(values + "\n").render().deployment()).isNotNull();
+  }
+
+  private static void assertRejected(String values, String message) {
+    String error = chart().values(values + "\n").renderError();
+    assertThat(error)
+        .as("for values %s", values)
+        .contains("values don't meet the specifications of the schema")
+        .contains(message);
+  }
+}
