@@ -13,6 +13,8 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -328,7 +330,15 @@ class MigrationScenarioTest {
     startOperator();
 
     await().atMost(WAIT).until(() -> cluster.fakeCondition("openfga"), c -> c.equals("True"));
-    cluster.client().apps().deployments().inNamespace(MockCluster.NS).withName("openfga").scale(2);
+    cluster
+        .client()
+        .apps()
+        .deployments()
+        .inNamespace(MockCluster.NS)
+        .withName("openfga")
+        .patch(
+            PatchContext.of(PatchType.JSON),
+            "[{\"op\":\"replace\",\"path\":\"/spec/replicas\",\"value\":2}]");
     await().atMost(WAIT).until(() -> cluster.deployment("openfga").getStatus().getReplicas() == 2);
 
     assertThat(conditionTypes("openfga"))
@@ -391,6 +401,9 @@ class MigrationScenarioTest {
     await()
         .atMost(WAIT)
         .until(() -> cluster.recordedVersion("openfga").orElse(""), v -> v.equals("v1.9.0"));
+    await()
+        .atMost(WAIT)
+        .until(() -> cluster.eventReasons("openfga"), r -> r.contains("MigrationSucceeded"));
     var lease =
         cluster.client().leases().inNamespace(MockCluster.NS).withName(Keys.LEADER_LEASE).get();
     assertThat(lease.getSpec().getHolderIdentity()).isIn("operator-a", "operator-b");
