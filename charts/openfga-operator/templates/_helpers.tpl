@@ -130,4 +130,12 @@ compare these rules with the calls the operator makes against a recording API se
 - apiGroups: [""]
   resources: ["events"]
   verbs: ["create"]
+{{- if gt (int64 .Values.failureLogLines) 0 }}
+- apiGroups: [""]
+  resources: ["pods"]
+  verbs: ["list"]
+- apiGroups: [""]
+  resources: ["pods/log"]
+  verbs: ["get"]
+{{- end }}
 {{- end }}

@@ -46,6 +46,7 @@ class ChartFlagsTest {
     assertThat(operator.activeDeadlineSeconds()).isEqualTo(300);
     assertThat(operator.ttlSecondsAfterFinished()).isEqualTo(300);
     assertThat(operator.retryCooldown()).isEqualTo(Duration.ofSeconds(60));
+    assertThat(operator.failureLogLines()).isEqualTo(20);
     assertThat(config.logging()).isEqualTo(LoggingConfig.DEFAULT);
   }
 
@@ -64,6 +65,7 @@ class ChartFlagsTest {
     assertThat(operator.activeDeadlineSeconds()).isEqualTo(1800);
     assertThat(operator.ttlSecondsAfterFinished()).isZero();
     assertThat(operator.retryCooldown()).isEqualTo(Duration.ofSeconds(150));
+    assertThat(operator.failureLogLines()).isEqualTo(50);
     assertThat(config.logging())
         .isEqualTo(new LoggingConfig(LoggingConfig.Format.JSON, LoggingConfig.Level.DEBUG));
   }

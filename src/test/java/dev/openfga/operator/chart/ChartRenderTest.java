@@ -103,6 +103,7 @@ class ChartRenderTest {
             "--active-deadline-seconds=300",
             "--ttl-seconds-after-finished=300",
             "--retry-cooldown=60s",
+            "--failure-log-lines=20",
             "--log-format=text",
             "--log-level=info");
     EnvVar podNamespace = container.getEnv().get(0);
@@ -158,6 +159,7 @@ class ChartRenderTest {
             "--active-deadline-seconds=1800",
             "--ttl-seconds-after-finished=0",
             "--retry-cooldown=2m30s",
+            "--failure-log-lines=50",
             "--log-format=json",
             "--log-level=debug");
     assertThat(container.getPorts())
@@ -265,6 +267,22 @@ class ChartRenderTest {
                 assertThat(b.getSubjects())
                     .singleElement()
                     .satisfies(s -> assertThat(s.getNamespace()).isEqualTo("openfga-system")));
+  }
+
+  @Test
+  void podsAndTheirLogsAreReadOnlyWhenFailureLogLinesAreWanted() {
+    var withLogs =
+        chart()
+            .render()
+            .one(Role.class, r -> !r.getMetadata().getName().endsWith("-leader-election"));
+    var without =
+        chart()
+            .values("failureLogLines: 0\n")
+            .render()
+            .one(Role.class, r -> !r.getMetadata().getName().endsWith("-leader-election"));
+
+    assertThat(withLogs.getRules()).flatExtracting("resources").contains("pods", "pods/log");
+    assertThat(without.getRules()).flatExtracting("resources").doesNotContain("pods", "pods/log");
   }
 
   @Test

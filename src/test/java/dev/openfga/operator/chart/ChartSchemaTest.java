@@ -58,6 +58,8 @@ class ChartSchemaTest {
           migrationJob: {ttlSecondsAfterFinished: 2147483648} | migrationJob.ttlSecondsAfterFinished: Must be less than or equal to
           retryCooldown: 1 minute                            | retryCooldown: Does not match pattern
           retryCooldown: 60                                  | retryCooldown: Invalid type. Expected: string, given: integer
+          failureLogLines: 1001                              | failureLogLines: Must be less than or equal to 1000
+          failureLogLines: "20"                              | failureLogLines: Invalid type. Expected: integer, given: string
           logFormat: yaml                                    | logFormat: logFormat must be one of the following: "text", "json"
           logLevel: verbose                                  | logLevel: logLevel must be one of the following
           metrics: {enabled: "false"}                        | metrics.enabled: Invalid type. Expected: boolean, given: string

@@ -211,7 +211,12 @@ final class OperatorChart {
 
     /** The only object of the kind; fails when there are none or several. */
     <T extends HasMetadata> T one(Class<T> kind) {
-      List<T> found = all(kind);
+      return one(kind, o -> true);
+    }
+
+    /** The only object of the kind that passes the filter. */
+    <T extends HasMetadata> T one(Class<T> kind, Predicate<T> filter) {
+      List<T> found = all(kind, filter);
       if (found.size() != 1) {
         throw new AssertionError(
             "expected one " + kind.getSimpleName() + ", found " + found.size() + " in\n" + yaml);
