@@ -88,7 +88,7 @@ final class StepRunner {
         } else {
           patch.add("/status/conditions", s.conditions());
         }
-        deployment = deployments(ns, name).subresource("status").patch(JSON_PATCH, patch.json());
+        deployment = resource(deployment).subresource("status").patch(JSON_PATCH, patch.json());
         done.add("condition " + s.summary());
       } else if (step instanceof Step.WriteStatus s) {
         status = writeStatus(deployment, status, s.data());
@@ -130,20 +130,20 @@ final class StepRunner {
             deployment.getMetadata().getAnnotations(),
             Keys.RETRY_AFTER,
             Timestamps.format(s.at()));
-        deployment = deployments(ns, name).patch(JSON_PATCH, patch.json());
+        deployment = resource(deployment).patch(JSON_PATCH, patch.json());
         done.add("no new Job before " + Timestamps.format(s.at()));
       } else if (step instanceof Step.ClearRetryAfter) {
         var annotations = deployment.getMetadata().getAnnotations();
         if (annotations != null && annotations.containsKey(Keys.RETRY_AFTER)) {
           JsonPatch patch = JsonPatch.guardedBy(deployment);
           patch.remove("/metadata/annotations/" + JsonPatch.escape(Keys.RETRY_AFTER));
-          deployment = deployments(ns, name).patch(JSON_PATCH, patch.json());
+          deployment = resource(deployment).patch(JSON_PATCH, patch.json());
           done.add("cleared " + Keys.RETRY_AFTER);
         }
       } else if (step instanceof Step.Scale s) {
         JsonPatch patch = JsonPatch.guardedBy(deployment);
         patch.add("/spec/replicas", s.replicas());
-        deployment = deployments(ns, name).patch(JSON_PATCH, patch.json());
+        deployment = resource(deployment).patch(JSON_PATCH, patch.json());
         done.add("scaled 0 -> " + s.replicas());
       } else if (step instanceof Step.Emit s) {
         boolean fresh = events.emit(deployment, s.reason(), s.message(), s.key(), o.now());
@@ -158,9 +158,12 @@ final class StepRunner {
     return done;
   }
 
-  private io.fabric8.kubernetes.client.dsl.RollableScalableResource<Deployment> deployments(
-      String ns, String name) {
-    return client.apps().deployments().inNamespace(ns).withName(name);
+  /**
+   * The observed object as the target of a write: fabric8 then needs no read before a patch (with
+   * {@code withName(...)} it would GET the object first, one more request per write).
+   */
+  private <T extends HasMetadata> Resource<T> resource(T observed) {
+    return client.resource(observed);
   }
 
   /**
@@ -192,11 +195,7 @@ final class StepRunner {
     if (data != null) {
       patch.add("/data", data);
     }
-    return client
-        .configMaps()
-        .inNamespace(ns)
-        .withName(current.getMetadata().getName())
-        .patch(JSON_PATCH, patch.json());
+    return resource(current).patch(JSON_PATCH, patch.json());
   }
 
   /**
@@ -245,14 +244,7 @@ final class StepRunner {
     if (!patch.changesSomething()) {
       return job;
     }
-    Job patched =
-        client
-            .batch()
-            .v1()
-            .jobs()
-            .inNamespace(job.getMetadata().getNamespace())
-            .withName(job.getMetadata().getName())
-            .patch(JSON_PATCH, patch.json());
+    Job patched = resource(job).patch(JSON_PATCH, patch.json());
     LOG.debug(
         "set ttlSecondsAfterFinished={} on Job {}{}",
         s.ttlSecondsAfterFinished(),

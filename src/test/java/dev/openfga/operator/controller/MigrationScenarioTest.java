@@ -394,8 +394,8 @@ class MigrationScenarioTest {
             config.activeDeadlineSeconds(),
             config.ttlSecondsAfterFinished(),
             config.retryCooldown());
-    cluster.startOperator(elected, "operator-a");
-    cluster.startOperator(elected, "operator-b");
+    MigrationOperator a = cluster.startOperator(elected, "operator-a");
+    MigrationOperator b = cluster.startOperator(elected, "operator-b");
     cluster.create(openfga().version("v1.9.0").build());
 
     await()
@@ -406,6 +406,8 @@ class MigrationScenarioTest {
         .until(() -> cluster.eventReasons("openfga"), r -> r.contains("MigrationSucceeded"));
     var lease =
         cluster.client().leases().inNamespace(MockCluster.NS).withName(Keys.LEADER_LEASE).get();
+    // the standby is ready too: it must not block a rollout of the operator's own Deployment
+    await().atMost(WAIT).until(() -> a.isReady() && b.isReady());
     assertThat(lease.getSpec().getHolderIdentity()).isIn("operator-a", "operator-b");
     assertThat(cluster.jobs().created()).hasSize(1);
     // each transition is reported once, by the leader only

@@ -302,4 +302,29 @@ class StepRunnerTest {
     assertThat(cluster.job("openfga-migrate").getMetadata().getLabels())
         .containsEntry("touched", "yes");
   }
+
+  @Test
+  void eachWriteIsOneRequestWithoutAReadBefore() {
+    cluster.close();
+    cluster = MockCluster.withoutControllers();
+    runner =
+        new StepRunner(
+            cluster.client(), new EventRecorder(cluster.client(), "test"), MigrationMetrics.none());
+    Deployment d = cluster.create(openfga().build());
+    Job job = createJob(d, "v1.8.0");
+    int before = cluster.requests().size();
+
+    runner.run(
+        plan(
+            new Step.Scale(3),
+            new Step.SetRetryAfter(NOW),
+            new Step.PatchJob(0, Map.of()),
+            new Step.SetConditions(
+                FailedCondition.failed(d, "v1.8.0", NOW).orElseThrow(), "MigrationFailed=True")),
+        observe(d, null, job));
+
+    assertThat(cluster.requests().subList(before, cluster.requests().size()))
+        .extracting(MockCluster.ApiRequest::method)
+        .containsExactly("PATCH", "PATCH", "PATCH", "PATCH");
+  }
 }

@@ -48,14 +48,24 @@ public final class MockCluster implements AutoCloseable {
   private final FakeDeploymentController deploymentController;
   private final List<AutoCloseable> closeables = new ArrayList<>();
 
+  /** A cluster with the fake Job and Deployment controllers running. */
   public MockCluster() {
+    this(true);
+  }
+
+  /** Only the API server: nothing changes an object unless the test does. */
+  public static MockCluster withoutControllers() {
+    return new MockCluster(false);
+  }
+
+  private MockCluster(boolean controllers) {
     server =
         new KubernetesMockServer(
             new Context(), new MockWebServer(), new HashMap<>(), dispatcher, false);
     server.init();
     client = server.createClient();
     jobController = new FakeJobController(server.createClient(), dispatcher.podLogs);
-    deploymentController = new FakeDeploymentController(server.createClient());
+    deploymentController = controllers ? new FakeDeploymentController(server.createClient()) : null;
   }
 
   /**
@@ -288,7 +298,9 @@ public final class MockCluster implements AutoCloseable {
       }
     }
     jobController.close();
-    deploymentController.close();
+    if (deploymentController != null) {
+      deploymentController.close();
+    }
     client.close();
     server.destroy();
   }
