@@ -170,12 +170,16 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
     }
   }
 
-  /** Runs the plan; one log line for the transition when it wrote anything, else DEBUG. */
+  /**
+   * Runs the plan; one log line for the transition when it wrote anything (WARN when it records a
+   * failure), else DEBUG.
+   */
   private void run(Plan plan, Observation o) {
     List<String> done = steps.run(plan, o);
     if (done.isEmpty()) {
       LOG.debug("{} ({})", plan.summary(), plan.state());
-    } else if (plan.state() == Plan.State.FAILED) {
+    } else if (plan.steps().stream()
+        .anyMatch(s -> s instanceof Step.SetConditions c && c.summary().endsWith("=True"))) {
       LOG.warn("{}: {}", plan.summary(), String.join(", ", done));
     } else {
       LOG.info("{}: {}", plan.summary(), String.join(", ", done));

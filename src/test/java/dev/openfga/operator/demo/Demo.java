@@ -141,7 +141,9 @@ public final class Demo {
                     say(
                         String.format(
                             "  event     %-7s %-22s %s",
-                            e.getType(), e.getReason(), e.getMessage()));
+                            e.getType(),
+                            e.getReason(),
+                            e.getMessage().replace("\n", "\n" + " ".repeat(50))));
                   }
                 }));
     client
@@ -286,7 +288,14 @@ public final class Demo {
     }
     return d.getStatus().getConditions().stream()
         .filter(c -> Keys.CONDITION_TYPE.equals(c.getType()))
-        .map(c -> c.getStatus() + " (" + c.getReason() + ": " + c.getMessage() + ")")
+        .map(
+            c ->
+                c.getStatus()
+                    + " ("
+                    + c.getReason()
+                    + ": "
+                    + c.getMessage().replace("\n", "\n" + " ".repeat(20))
+                    + ")")
         .findFirst()
         .orElse("(none)");
   }
@@ -342,6 +351,6 @@ public final class Demo {
     LogManager.getLogManager().reset(); // the mock API server logs every request through JUL
     LoggerContext context = (LoggerContext) LoggerFactory.getILoggerFactory();
     context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).setLevel(Level.WARN);
-    context.getLogger("dev.openfga.operator").setLevel(Level.WARN);
+    context.getLogger("dev.openfga.operator").setLevel(Level.ERROR);
   }
 }
