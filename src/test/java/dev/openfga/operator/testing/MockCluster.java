@@ -6,10 +6,15 @@ import dev.openfga.operator.model.Keys;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.authorization.v1.ResourceRule;
+import io.fabric8.kubernetes.api.model.authorization.v1.ResourceRuleBuilder;
+import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectRulesReview;
 import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectRulesReviewBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
+import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
@@ -31,6 +36,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -70,7 +76,8 @@ public final class MockCluster implements AutoCloseable {
 
   /**
    * The CRUD dispatcher plus what a real API server has and the mock lacks: JOSDK asks, before
-   * leader election, whether Leases may be used (a SelfSubjectRulesReview the mock rejects).
+   * leader election, whether Leases may be used (a SelfSubjectRulesReview the mock rejects), and
+   * pods have logs. It records every request and can inject errors.
    */
   private static final class Dispatcher extends KubernetesCrudDispatcher {
     private final List<Fault> faults = new CopyOnWriteArrayList<>();
@@ -109,7 +116,9 @@ public final class MockCluster implements AutoCloseable {
     public MockResponse dispatch(RecordedRequest request) {
       // Reading a body consumes it: only DELETE bodies (options the mock ignores) are kept.
       String body = "DELETE".equals(request.getMethod()) ? request.getUtf8Body() : null;
-      requests.add(new ApiRequest(request.getMethod(), request.getPath(), body));
+      requests.add(
+          new ApiRequest(
+              request.getMethod(), request.getPath(), body, request.getHeader("User-Agent")));
       for (Fault f : faults) {
         if (f.method().equals(request.getMethod())
             && request.getPath().contains(f.pathPart())
@@ -125,20 +134,29 @@ public final class MockCluster implements AutoCloseable {
       return super.dispatch(request);
     }
 
+    /** What a SelfSubjectRulesReview answers for a namespace (default: Leases allowed). */
+    private volatile Function<String, List<ResourceRule>> rules =
+        namespace ->
+            List.of(
+                new ResourceRuleBuilder()
+                    .withApiGroups("coordination.k8s.io")
+                    .withResources("leases")
+                    .withVerbs("get", "list", "watch", "create", "update", "patch")
+                    .build());
+
     @Override
     public MockResponse handleCreate(RecordedRequest request) {
       if (request.getPath().contains("/selfsubjectrulesreviews")) {
+        SelfSubjectRulesReview asked =
+            Serialization.unmarshal(request.getUtf8Body(), SelfSubjectRulesReview.class);
+        String namespace = asked.getSpec() == null ? null : asked.getSpec().getNamespace();
         var review =
-            new SelfSubjectRulesReviewBuilder()
-                .withNewMetadata()
+            new SelfSubjectRulesReviewBuilder(asked)
+                .editOrNewMetadata()
                 .endMetadata()
                 .withNewStatus()
                 .withIncomplete(false)
-                .addNewResourceRule()
-                .withApiGroups("coordination.k8s.io")
-                .withResources("leases")
-                .withVerbs("get", "list", "watch", "create", "update", "patch")
-                .endResourceRule()
+                .withResourceRules(rules.apply(namespace))
                 .endStatus()
                 .build();
         return new MockResponse().setResponseCode(201).setBody(Serialization.asJson(review));
@@ -153,7 +171,7 @@ public final class MockCluster implements AutoCloseable {
   }
 
   /** One request the API server received (the body of DELETE requests only). */
-  public record ApiRequest(String method, String path, String body) {}
+  public record ApiRequest(String method, String path, String body, String userAgent) {}
 
   /** Every request the API server received so far, oldest first. */
   public List<ApiRequest> requests() {
@@ -171,6 +189,25 @@ public final class MockCluster implements AutoCloseable {
     KubernetesClient c = server.createClient();
     closeables.add(c);
     return c;
+  }
+
+  /** A fresh client that names itself with this User-Agent (its requests can be told apart). */
+  public KubernetesClient newClient(String userAgent) {
+    KubernetesClient c =
+        new KubernetesClientBuilder()
+            .withConfig(
+                new ConfigBuilder(client.getConfiguration()).withUserAgent(userAgent).build())
+            .build();
+    closeables.add(c);
+    return c;
+  }
+
+  /**
+   * What JOSDK's SelfSubjectRulesReview is answered in each namespace (the mock cannot evaluate
+   * RBAC); by default Leases may be used.
+   */
+  public void answerRulesReviews(Function<String, List<ResourceRule>> rulesByNamespace) {
+    dispatcher.rules = rulesByNamespace;
   }
 
   public FakeJobController jobs() {
