@@ -10,6 +10,7 @@ import dev.openfga.operator.model.Planner;
 import dev.openfga.operator.model.Step;
 import dev.openfga.operator.model.Timing;
 import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -74,27 +75,26 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
   @Override
   public List<EventSource<?, Deployment>> prepareEventSources(
       EventSourceContext<Deployment> context) {
-    jobs =
-        new InformerEventSource<>(
-            InformerEventSourceConfiguration.from(Job.class, Deployment.class)
-                .withName(JOBS)
-                .withLabelSelector(Keys.OWNED_SELECTOR)
-                .withNamespacesInheritedFromController()
-                .withSecondaryToPrimaryMapper(
-                    Mappers.fromOwnerReferences("apps/v1", "Deployment", false))
-                .build(),
-            context);
-    configMaps =
-        new InformerEventSource<>(
-            InformerEventSourceConfiguration.from(ConfigMap.class, Deployment.class)
-                .withName(CONFIG_MAPS)
-                .withLabelSelector(Keys.OWNED_SELECTOR)
-                .withNamespacesInheritedFromController()
-                .withSecondaryToPrimaryMapper(
-                    Mappers.fromOwnerReferences("apps/v1", "Deployment", false))
-                .build(),
-            context);
+    jobs = ownedObjects(Job.class, JOBS, context);
+    configMaps = ownedObjects(ConfigMap.class, CONFIG_MAPS, context);
     return List.of(jobs, configMaps);
+  }
+
+  /**
+   * An informer on the operator's own objects of a kind (label {@code managed-by}), in the watched
+   * namespaces, whose events wake the controlling Deployment.
+   */
+  private static <R extends HasMetadata> InformerEventSource<R, Deployment> ownedObjects(
+      Class<R> kind, String name, EventSourceContext<Deployment> context) {
+    return new InformerEventSource<>(
+        InformerEventSourceConfiguration.from(kind, Deployment.class)
+            .withName(name)
+            .withLabelSelector(Keys.OWNED_SELECTOR)
+            .withNamespacesInheritedFromController()
+            .withSecondaryToPrimaryMapper(
+                Mappers.fromOwnerReferences("apps/v1", "Deployment", false))
+            .build(),
+        context);
   }
 
   @Override
