@@ -49,6 +49,11 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
   private final KubernetesClient client;
   private final Clock clock;
   private final MigrationMetrics metrics;
+
+  /** How often the metrics of Deployments that are gone are looked for. */
+  static final java.time.Duration METRICS_SWEEP = java.time.Duration.ofMinutes(1);
+
+  private volatile Instant nextMetricsSweep = Instant.EPOCH;
   private final FailureEvidence evidence;
 
   /** Deployments blocked by a user error, with how many times in a row. */
@@ -198,9 +203,14 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
               .or(() -> DeploymentSettings.of(deployment).retryAfter());
     }
     metrics.standing(deployment, plan.state(), retryAt, now);
-    for (ResourceID id : metrics.known()) {
-      if (context.getPrimaryCache().get(id).isEmpty()) {
-        metrics.forget(id);
+    // Deployments that are gone lose their series; looked for at most once a minute, so that a
+    // reconcile does not cost a walk over every Deployment.
+    if (!now.isBefore(nextMetricsSweep)) {
+      nextMetricsSweep = now.plus(METRICS_SWEEP);
+      for (ResourceID id : metrics.known()) {
+        if (context.getPrimaryCache().get(id).isEmpty()) {
+          metrics.forget(id);
+        }
       }
     }
   }
