@@ -839,8 +839,37 @@ public final class OperatorBench {
     boolean footprint = true;
     List<String> operatorArgs = List.of();
     Path jdk17 = Path.of(System.getProperty("java.home"));
-    Path jdk25 = Path.of("/usr/lib/jvm/temurin-25-jdk-amd64");
+    Path jdk25 = jdk25();
     String containerMemory = "128m";
+
+    /**
+     * A JDK 25: {@code $JAVA25_HOME}, else a JDK 25 installed beside the one running the
+     * benchmark (its {@code release} file says so), else the running one; {@code --jdk25} wins.
+     */
+    static Path jdk25() {
+      String env = System.getenv("JAVA25_HOME");
+      if (env != null && !env.isBlank()) {
+        return Path.of(env);
+      }
+      Path running = Path.of(System.getProperty("java.home"));
+      try (var siblings = java.nio.file.Files.list(running.getParent())) {
+        return siblings
+            .filter(
+                dir -> {
+                  try {
+                    return java.nio.file.Files.readString(dir.resolve("release"))
+                        .contains("JAVA_VERSION=\"25");
+                  } catch (java.io.IOException e) {
+                    return false;
+                  }
+                })
+            .sorted()
+            .findFirst()
+            .orElse(running);
+      } catch (java.io.IOException | RuntimeException e) {
+        return running;
+      }
+    }
 
     static Options parse(String[] args) {
       Options o = new Options();
