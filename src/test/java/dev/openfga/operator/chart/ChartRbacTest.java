@@ -11,7 +11,6 @@ import dev.openfga.operator.testing.UpstreamChart;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
-import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
@@ -214,7 +213,7 @@ class ChartRbacTest {
           .resource(UpstreamChart.load(h, UpstreamChart.OPERATOR_MODE, Deployment.class))
           .create();
       // a Job the operator does not own holds gamma's Job name
-      h.batch().v1().jobs().inNamespace(WATCHED).resource(foreignJob("gamma-migrate")).create();
+      cluster.createForeignJob("gamma-migrate");
       create(h, openfga().name("alpha").version("v1.8.0").build());
       create(h, openfga().name("beta").version("v1.9.0").build());
       create(h, openfga().name("gamma").version("v1.9.0").build());
@@ -309,26 +308,5 @@ class ChartRbacTest {
                     .map(d -> d.get("version"))
                     .orElse(""),
             version::equals);
-  }
-
-  private static Job foreignJob(String name) {
-    return new JobBuilder()
-        .withNewMetadata()
-        .withName(name)
-        .withNamespace(WATCHED)
-        .addToLabels("team", "dba")
-        .endMetadata()
-        .withNewSpec()
-        .withNewTemplate()
-        .withNewSpec()
-        .withRestartPolicy("Never")
-        .addNewContainer()
-        .withName("x")
-        .withImage("busybox")
-        .endContainer()
-        .endSpec()
-        .endTemplate()
-        .endSpec()
-        .build();
   }
 }

@@ -82,6 +82,11 @@ final class RecordingCluster implements AutoCloseable {
             });
   }
 
+  /** A Job the operator does not own, in the test namespace. */
+  Job createForeignJob(String name) {
+    return cluster.createForeignJob(name);
+  }
+
   boolean recorded(Predicate<ApiCall> call) {
     return calls().stream().anyMatch(call);
   }
