@@ -36,6 +36,19 @@ done
 
 feature=$(sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$jdk/release")
 [ -n "$feature" ] || die "cannot read JAVA_VERSION from $jdk/release"
+# The image is meant to run Java 25: when the given JDK is older and a JDK 25 (with jlink) is
+# installed beside it, use that one.
+if [ "$feature" -lt 25 ]; then
+  for candidate in "$(dirname "$jdk")"/*/; do
+    candidate=${candidate%/}
+    if [ -x "$candidate/bin/jlink" ] && grep -q '^JAVA_VERSION="25' "$candidate/release" 2>/dev/null; then
+      echo "build-runtime: using the JDK 25 beside $jdk: $candidate" >&2
+      jdk=$candidate
+      feature=25
+      break
+    fi
+  done
+fi
 [ "$feature" -ge 17 ] || die "the JDK in $jdk is $feature; the operator needs 17 or newer"
 
 mkdir -p "$out"
