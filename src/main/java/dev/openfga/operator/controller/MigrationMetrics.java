@@ -13,7 +13,6 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -176,12 +175,5 @@ public final class MigrationMetrics {
   private static Tags tags(Deployment d) {
     return Tags.of(
         "namespace", d.getMetadata().getNamespace(), "deployment", d.getMetadata().getName());
-  }
-
-  /** For tests: the state counts. */
-  Map<Plan.State, Long> states() {
-    Map<Plan.State, Long> counts = new EnumMap<>(Plan.State.class);
-    standings.values().forEach(s -> counts.merge(s.state(), 1L, Long::sum));
-    return counts;
   }
 }

@@ -228,8 +228,7 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
         && job.isPresent()
         && MigrationJob.isFailed(job.get())
         && MigrationJob.isTrusted(job.get(), deployment)
-        && (job.get().getMetadata().getAnnotations() == null
-            || !job.get().getMetadata().getAnnotations().containsKey(Keys.FAILURE_EVIDENCE))) {
+        && MigrationJob.annotation(job.get(), Keys.FAILURE_EVIDENCE) == null) {
       o = o.withFailureEvidence(evidence.read(job.get()));
     }
     return o;

@@ -3,7 +3,6 @@ package dev.openfga.operator.controller;
 import dev.openfga.operator.model.EventReason;
 import dev.openfga.operator.model.Keys;
 import dev.openfga.operator.model.MigrationJob;
-import dev.openfga.operator.model.Names;
 import dev.openfga.operator.model.Observation;
 import dev.openfga.operator.model.Plan;
 import dev.openfga.operator.model.StatusRecord;
@@ -107,10 +106,9 @@ final class StepRunner {
         deleteJob(job);
         done.add("deleted Job " + job.getMetadata().getName() + " (" + s.why() + ")");
       } else if (step instanceof Step.PatchJob s) {
-        var before = job.getMetadata().getAnnotations();
         boolean firstRecordOfFailure =
             s.annotations().containsKey(Keys.RETAIN_UNTIL)
-                && (before == null || !before.containsKey(Keys.RETAIN_UNTIL));
+                && MigrationJob.annotation(job, Keys.RETAIN_UNTIL) == null;
         job = patchJob(job, s);
         if (firstRecordOfFailure) {
           metrics.failed(deployment);
@@ -306,9 +304,5 @@ final class StepRunner {
             + response.body(),
         code,
         null);
-  }
-
-  static String statusName(Deployment d) {
-    return Names.statusConfigMap(d.getMetadata().getName());
   }
 }

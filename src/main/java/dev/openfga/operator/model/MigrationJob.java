@@ -252,20 +252,19 @@ public final class MigrationJob {
     if (recorded.isPresent()) {
       return recorded.get().equals(version);
     }
-    Map<String, String> labels = job.getMetadata().getLabels();
-    String label = labels == null ? null : labels.get(Keys.VERSION_LABEL);
-    return label != null && !label.isEmpty() && label.equals(ImageVersion.labelValue(version));
+    return versionLabel(job).filter(l -> l.equals(ImageVersion.labelValue(version))).isPresent();
   }
 
   /** For messages: the annotation, else the label, else {@code unknown}. */
   public static String describedVersion(Job job) {
-    return recordedVersion(job)
-        .orElseGet(
-            () -> {
-              Map<String, String> labels = job.getMetadata().getLabels();
-              String label = labels == null ? null : labels.get(Keys.VERSION_LABEL);
-              return label == null || label.isEmpty() ? "unknown" : label;
-            });
+    return recordedVersion(job).or(() -> versionLabel(job)).orElse("unknown");
+  }
+
+  /** The sanitised version label (older operators' Jobs carry only this). */
+  private static Optional<String> versionLabel(Job job) {
+    Map<String, String> labels = job.getMetadata().getLabels();
+    return Optional.ofNullable(labels == null ? null : labels.get(Keys.VERSION_LABEL))
+        .filter(l -> !l.isEmpty());
   }
 
   public static boolean hasCondition(Job job, String type) {
@@ -333,7 +332,8 @@ public final class MigrationJob {
           "pre-upgrade",
           "post-upgrade",
           "pre-rollback",
-          "post-rollback");
+          "post-rollback",
+          "post-delete");
 
   /**
    * The upstream chart's own Helm hook migration Job for the same release: managed by Helm, same
@@ -359,14 +359,15 @@ public final class MigrationJob {
     }
     for (String event : hook.split(",")) {
       String e = event.strip();
-      if (!MIGRATION_HOOK_EVENTS.contains(e) && !e.equals("post-delete")) {
+      if (!MIGRATION_HOOK_EVENTS.contains(e)) {
         return false;
       }
     }
     return true;
   }
 
-  static String annotation(Job job, String key) {
+  /** The annotation's value, or {@code null}. */
+  public static String annotation(Job job, String key) {
     Map<String, String> annotations = job.getMetadata().getAnnotations();
     return annotations == null ? null : annotations.get(key);
   }
