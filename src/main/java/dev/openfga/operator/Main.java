@@ -6,13 +6,13 @@ import dev.openfga.operator.config.Flags;
 import dev.openfga.operator.config.OperatorConfig;
 import dev.openfga.operator.config.StartupConfig;
 import dev.openfga.operator.controller.MigrationOperator;
+import dev.openfga.operator.controller.OperatorClient;
 import dev.openfga.operator.ops.HealthServer;
 import dev.openfga.operator.ops.Logging;
 import dev.openfga.operator.ops.Metrics;
 import dev.openfga.operator.ops.MetricsServer;
 import dev.openfga.operator.status.StatusCommand;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.io.IOException;
 import java.time.Clock;
 import java.util.Deque;
@@ -67,7 +67,7 @@ public final class Main {
     try {
       Metrics metrics = Metrics.create();
       opened.push(metrics);
-      KubernetesClient client = new KubernetesClientBuilder().build();
+      KubernetesClient client = OperatorClient.create();
       opened.push(client);
       MigrationOperator operator =
           MigrationOperator.create(client, config, Clock.systemUTC(), metrics.registry());

@@ -1,24 +1,15 @@
 package dev.openfga.operator.ops;
 
-import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.LoggerContext;
-import ch.qos.logback.classic.encoder.JsonEncoder;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.ConsoleAppender;
-import ch.qos.logback.core.encoder.Encoder;
-import ch.qos.logback.core.encoder.LayoutWrappingEncoder;
 import dev.openfga.operator.config.LoggingConfig;
+import java.io.PrintStream;
 import java.util.List;
-import org.slf4j.ILoggerFactory;
-import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 /**
- * Sets up Logback from {@code --log-format} and {@code --log-level}: one appender on standard
- * output, text ({@link TextLayout}) or JSON (Logback's {@link JsonEncoder}). The Kubernetes client
- * and the operator framework stay at WARN unless the level is debug or trace.
- *
- * <p>When {@code -Dlogback.configurationFile} names a file, that file is left in charge.
+ * The log configuration from {@code --log-format} and {@code --log-level}: one line per event on
+ * standard output, text or JSON ({@link LogLine}), through the operator's own SLF4J backend ({@link
+ * LogProvider}). The Kubernetes client and the operator framework stay at WARN unless the level is
+ * debug or trace. Until {@link #configure} runs: text, INFO, libraries at WARN.
  */
 public final class Logging {
 
@@ -29,63 +20,60 @@ public final class Logging {
   public static final List<String> LIBRARY_LOGGERS =
       List.of("io.fabric8", "io.javaoperatorsdk", "Default ConfigurationService implementation");
 
-  private static final String USER_CONFIGURATION = "logback.configurationFile";
+  /** No event passes (a command line that prints only its own output). */
+  private static final int OFF = Integer.MAX_VALUE;
+
+  private record State(LoggingConfig.Format format, int own, int libraries, PrintStream out) {}
+
+  private static volatile State state = state(LoggingConfig.DEFAULT, null);
 
   private Logging() {}
 
-  /** Configures the process's Logback (unless a Logback file was asked for). */
+  /** Applies the flags; from now on events go to standard output as it is now. */
   public static void configure(LoggingConfig config) {
-    if (System.getProperty(USER_CONFIGURATION) != null) {
-      return;
-    }
-    ILoggerFactory factory = LoggerFactory.getILoggerFactory();
-    if (factory instanceof LoggerContext context) {
-      configure(context, config);
-    }
+    state = state(config, System.out);
   }
 
-  /** Replaces the configuration of {@code context}. */
-  static void configure(LoggerContext context, LoggingConfig config) {
-    context.reset();
-    Encoder<ILoggingEvent> encoder = encoder(context, config.format());
-    ConsoleAppender<ILoggingEvent> console = new ConsoleAppender<>();
-    console.setContext(context);
-    console.setName("console");
-    console.setEncoder(encoder);
-    console.start();
-    Logger root = context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
-    root.setLevel(level(config.level()));
-    root.addAppender(console);
+  /** Applies the flags, writing to {@code out} (tests). */
+  static void configure(LoggingConfig config, PrintStream out) {
+    state = state(config, out);
+  }
+
+  /** Nothing is logged any more (a command line whose output is its result). */
+  public static void off() {
+    State s = state;
+    state = new State(s.format(), OFF, OFF, s.out());
+  }
+
+  private static State state(LoggingConfig config, PrintStream out) {
+    int own = level(config.level()).toInt();
     boolean quietLibraries =
         !config.level().isVerbose() && config.level().compareTo(LoggingConfig.Level.WARN) < 0;
-    for (String library : LIBRARY_LOGGERS) {
-      context.getLogger(library).setLevel(quietLibraries ? Level.WARN : null);
-    }
+    return new State(config.format(), own, quietLibraries ? Level.WARN.toInt() : own, out);
   }
 
-  /** The encoder for {@code format}, started. */
-  static Encoder<ILoggingEvent> encoder(LoggerContext context, LoggingConfig.Format format) {
-    Encoder<ILoggingEvent> encoder;
-    if (format == LoggingConfig.Format.JSON) {
-      JsonEncoder json = new JsonEncoder();
-      json.setWithSequenceNumber(false);
-      json.setWithNanoseconds(false);
-      json.setWithContext(false);
-      json.setWithArguments(false);
-      json.setWithMessage(false);
-      json.setWithFormattedMessage(true);
-      encoder = json;
-    } else {
-      TextLayout layout = new TextLayout();
-      layout.setContext(context);
-      layout.start();
-      LayoutWrappingEncoder<ILoggingEvent> text = new LayoutWrappingEncoder<>();
-      text.setLayout(layout);
-      encoder = text;
+  /** Whether events of {@code level} are written, from a library's logger or the operator's. */
+  static boolean enabled(boolean library, Level level) {
+    State s = state;
+    return level.toInt() >= (library ? s.libraries() : s.own());
+  }
+
+  /** Whether the logger {@code name} is one of {@link #LIBRARY_LOGGERS} or below one. */
+  static boolean isLibrary(String name) {
+    for (String library : LIBRARY_LOGGERS) {
+      if (name.startsWith(library)
+          && (name.length() == library.length() || name.charAt(library.length()) == '.')) {
+        return true;
+      }
     }
-    encoder.setContext(context);
-    encoder.start();
-    return encoder;
+    return false;
+  }
+
+  /** Writes one event, whole, in the configured format. */
+  static void write(LogLine line) {
+    State s = state;
+    PrintStream out = s.out() == null ? System.out : s.out();
+    out.print(s.format() == LoggingConfig.Format.JSON ? line.json() : line.text());
   }
 
   private static Level level(LoggingConfig.Level level) {

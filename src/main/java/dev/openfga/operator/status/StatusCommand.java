@@ -1,10 +1,9 @@
 package dev.openfga.operator.status;
 
-import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.LoggerContext;
+import dev.openfga.operator.controller.OperatorClient;
+import dev.openfga.operator.ops.Logging;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -19,7 +18,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.function.Supplier;
-import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -161,7 +159,7 @@ public final class StatusCommand implements Callable<Integer> {
   private static KubernetesClient kubeconfigClient() {
     Config config = Config.autoConfigure(null);
     config.setRequestRetryBackoffLimit(0);
-    return new KubernetesClientBuilder().withConfig(config).build();
+    return OperatorClient.create(config);
   }
 
   private static String server(KubernetesClient client) {
@@ -237,14 +235,9 @@ public final class StatusCommand implements Callable<Integer> {
 
   /**
    * A command line prints only its own output: the libraries' logs (on standard output) would break
-   * {@code -o json}. Left alone when a Logback file was asked for.
+   * {@code -o json}.
    */
   private static void quietLogs() {
-    if (System.getProperty("logback.configurationFile") != null) {
-      return;
-    }
-    if (LoggerFactory.getILoggerFactory() instanceof LoggerContext context) {
-      context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).setLevel(Level.OFF);
-    }
+    Logging.off();
   }
 }

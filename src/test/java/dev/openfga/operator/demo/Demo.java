@@ -2,9 +2,9 @@ package dev.openfga.operator.demo;
 
 import static dev.openfga.operator.testing.OpenFgaDeployment.openfga;
 
-import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.LoggerContext;
+import dev.openfga.operator.config.LoggingConfig;
 import dev.openfga.operator.model.Keys;
+import dev.openfga.operator.ops.Logging;
 import dev.openfga.operator.status.StatusReader;
 import dev.openfga.operator.status.StatusRow;
 import dev.openfga.operator.status.StatusTable;
@@ -26,7 +26,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.logging.LogManager;
-import org.slf4j.LoggerFactory;
 
 /**
  * The README's first command. Runs the real operator in this process against an embedded mock
@@ -349,8 +348,6 @@ public final class Demo {
 
   private static void quietLogs() {
     LogManager.getLogManager().reset(); // the mock API server logs every request through JUL
-    LoggerContext context = (LoggerContext) LoggerFactory.getILoggerFactory();
-    context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).setLevel(Level.WARN);
-    context.getLogger("dev.openfga.operator").setLevel(Level.ERROR);
+    Logging.configure(new LoggingConfig(LoggingConfig.Format.TEXT, LoggingConfig.Level.ERROR));
   }
 }

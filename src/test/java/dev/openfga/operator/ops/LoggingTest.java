@@ -2,53 +2,59 @@ package dev.openfga.operator.ops;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.LoggerContext;
-import ch.qos.logback.classic.encoder.JsonEncoder;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.classic.spi.LoggingEvent;
-import ch.qos.logback.classic.util.LogbackMDCAdapter;
-import ch.qos.logback.core.ConsoleAppender;
-import ch.qos.logback.core.encoder.Encoder;
 import dev.openfga.operator.config.LoggingConfig;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
 import org.slf4j.event.KeyValuePair;
+import org.slf4j.event.Level;
 
 class LoggingTest {
 
-  private final LoggerContext context = new LoggerContext();
+  private static final Instant TIME = Instant.parse("2025-03-04T05:06:07.080Z");
+  private static final String LOGGER = "dev.openfga.operator.controller.Reconciler";
 
-  LoggingTest() {
-    context.setMDCAdapter(new LogbackMDCAdapter());
+  private final ByteArrayOutputStream written = new ByteArrayOutputStream();
+
+  @AfterEach
+  void restoreDefaults() {
+    Logging.configure(LoggingConfig.DEFAULT);
+    MDC.clear();
   }
 
-  private LoggingEvent event(String message, Object... arguments) {
-    Logger logger = context.getLogger("dev.openfga.operator.controller.Reconciler");
-    LoggingEvent event =
-        new LoggingEvent(Logger.class.getName(), logger, Level.INFO, message, null, arguments);
-    event.setInstant(Instant.parse("2025-03-04T05:06:07.080Z"));
-    return event;
+  private String output() {
+    return written.toString(StandardCharsets.UTF_8);
   }
 
-  private String encode(LoggingConfig.Format format, ILoggingEvent event) {
-    Encoder<ILoggingEvent> encoder = Logging.encoder(context, format);
-    return new String(encoder.encode(event), StandardCharsets.UTF_8);
+  private void configure(LoggingConfig.Format format, LoggingConfig.Level level) {
+    Logging.configure(
+        new LoggingConfig(format, level), new PrintStream(written, true, StandardCharsets.UTF_8));
+  }
+
+  private static LogLine line(String message, List<KeyValuePair> pairs, Map<String, String> mdc) {
+    return new LogLine(TIME, Level.INFO, LOGGER, "main", message, pairs, mdc, null);
   }
 
   @Test
   void textIsOneLineWithTimeLevelLoggerMessageAndKeyValues() {
-    LoggingEvent event = event("Created Job {}", "openfga-migrate");
-    event.addKeyValuePair(new KeyValuePair("version", "v1.14.1"));
-    event.addKeyValuePair(new KeyValuePair("reason", "new version"));
-    event.setMDCPropertyMap(Map.of("resource.namespace", "team-a", "resource.name", "openfga"));
+    LogLine line =
+        line(
+            "Created Job openfga-migrate",
+            List.of(
+                new KeyValuePair("version", "v1.14.1"), new KeyValuePair("reason", "new version")),
+            Map.of("resource.namespace", "team-a", "resource.name", "openfga"));
 
-    assertThat(encode(LoggingConfig.Format.TEXT, event))
+    assertThat(line.text())
         .isEqualTo(
             "2025-03-04T05:06:07.080Z INFO  dev.openfga.operator.controller.Reconciler - Created"
                 + " Job openfga-migrate version=v1.14.1 reason=\"new version\""
@@ -58,79 +64,131 @@ class LoggingTest {
 
   @Test
   void textAppendsTheStackTraceAfterTheLine() {
-    LoggingEvent event = event("Failed to start");
-    event.setThrowableProxy(
-        new ch.qos.logback.classic.spi.ThrowableProxy(new IllegalStateException("boom")));
+    LogLine line =
+        new LogLine(
+            TIME,
+            Level.ERROR,
+            LOGGER,
+            "main",
+            "Failed to start",
+            List.of(),
+            Map.of(),
+            new IllegalStateException("boom"));
 
-    String text = encode(LoggingConfig.Format.TEXT, event);
+    String text = line.text();
 
     assertThat(text.lines().findFirst())
         .hasValue(
-            "2025-03-04T05:06:07.080Z INFO  dev.openfga.operator.controller.Reconciler - Failed to"
+            "2025-03-04T05:06:07.080Z ERROR dev.openfga.operator.controller.Reconciler - Failed to"
                 + " start");
-    assertThat(text).contains("java.lang.IllegalStateException: boom");
+    assertThat(text.lines().skip(1).findFirst()).hasValue("java.lang.IllegalStateException: boom");
+    assertThat(text).contains("\tat dev.openfga.operator.ops.LoggingTest");
   }
 
   @Test
-  void jsonIsOneObjectPerLineWithTheFormattedMessage() {
-    LoggingEvent event = event("Created Job {}", "openfga-migrate");
-    event.addKeyValuePair(new KeyValuePair("version", "v1.14.1"));
-    event.setMDCPropertyMap(Map.of("resource.name", "openfga"));
+  void jsonIsOneObjectPerLineWithKeyValuesAndMdcAsFields() {
+    LogLine line =
+        line(
+            "said \"hi\"\nand left",
+            List.of(new KeyValuePair("version", "v1.14.1"), new KeyValuePair("attempt", 3)),
+            Map.of("namespace", "team-a", "deployment", "openfga"));
 
-    String json = encode(LoggingConfig.Format.JSON, event);
+    assertThat(line.json())
+        .isEqualTo(
+            "{\"time\":\"2025-03-04T05:06:07.080Z\",\"level\":\"INFO\",\"logger\":\""
+                + LOGGER
+                + "\",\"thread\":\"main\",\"msg\":\"said \\\"hi\\\"\\nand left\","
+                + "\"version\":\"v1.14.1\",\"attempt\":3,"
+                + "\"deployment\":\"openfga\",\"namespace\":\"team-a\"}"
+                + System.lineSeparator());
+  }
+
+  @Test
+  void jsonCarriesTheErrorAndItsStackTraceEscaped() {
+    LogLine line =
+        new LogLine(
+            TIME,
+            Level.WARN,
+            LOGGER,
+            "main",
+            "Failed to close",
+            List.of(),
+            Map.of(),
+            new IllegalStateException("bo\u0001om"));
+
+    String json = line.json();
 
     assertThat(json.lines()).hasSize(1);
     assertThat(json)
-        .startsWith("{")
-        .contains("\"level\":\"INFO\"")
-        .contains("\"loggerName\":\"dev.openfga.operator.controller.Reconciler\"")
-        .contains("\"formattedMessage\":\"Created Job openfga-migrate\"")
-        .contains("\"version\":\"v1.14.1\"")
-        .contains("\"resource.name\":\"openfga\"")
-        .doesNotContain("\"message\":\"Created Job {}\"")
-        .doesNotContain("sequenceNumber");
+        .contains("\"error\":\"java.lang.IllegalStateException: bo\\u0001om\"")
+        .contains("\"stacktrace\":\"java.lang.IllegalStateException: bo\\u0001om\\n\\tat ");
   }
 
   @ParameterizedTest(name = "{0}")
   @CsvSource({
-    "TRACE, TRACE, ",
-    "DEBUG, DEBUG, ",
+    // level, operator's lowest level written, libraries' lowest level written
+    "TRACE, TRACE, TRACE",
+    "DEBUG, DEBUG, DEBUG",
     "INFO, INFO, WARN",
-    "WARN, WARN, ",
-    "ERROR, ERROR, "
+    "WARN, WARN, WARN",
+    "ERROR, ERROR, ERROR"
   })
   void setsTheLevelAndQuietensLibrariesAtInfo(
-      LoggingConfig.Level level, String root, String libraries) {
-    Logging.configure(context, new LoggingConfig(LoggingConfig.Format.TEXT, level));
+      LoggingConfig.Level level, Level own, Level libraries) {
+    configure(LoggingConfig.Format.TEXT, level);
 
-    assertThat(context.getLogger(Logger.ROOT_LOGGER_NAME).getLevel())
-        .isEqualTo(Level.toLevel(root));
-    for (String library : Logging.LIBRARY_LOGGERS) {
-      assertThat(context.getLogger(library).getLevel())
-          .isEqualTo(libraries == null ? null : Level.toLevel(libraries));
+    for (Level l : Level.values()) {
+      assertThat(Logging.enabled(false, l))
+          .as("operator at %s", l)
+          .isEqualTo(l.compareTo(own) <= 0);
+      assertThat(Logging.enabled(true, l))
+          .as("libraries at %s", l)
+          .isEqualTo(l.compareTo(libraries) <= 0);
     }
   }
 
   @Test
-  void infoLetsLibraryWarningsThroughButNotTheirInfo() {
-    Logging.configure(context, LoggingConfig.DEFAULT);
-
-    assertThat(context.getLogger("io.fabric8.kubernetes.client.informers").isInfoEnabled())
-        .isFalse();
-    assertThat(context.getLogger("io.javaoperatorsdk.operator.Operator").isWarnEnabled()).isTrue();
-    assertThat(context.getLogger("dev.openfga.operator.Main").isInfoEnabled()).isTrue();
+  void librariesAreTheNamedLoggersAndThoseBelowThem() {
+    assertThat(Logging.isLibrary("io.fabric8")).isTrue();
+    assertThat(Logging.isLibrary("io.fabric8.kubernetes.client.informers")).isTrue();
+    assertThat(Logging.isLibrary("io.javaoperatorsdk.operator.Operator")).isTrue();
+    assertThat(Logging.isLibrary("Default ConfigurationService implementation")).isTrue();
+    assertThat(Logging.isLibrary("io.fabric8x.Other")).isFalse();
+    assertThat(Logging.isLibrary("dev.openfga.operator.Main")).isFalse();
   }
 
   @Test
-  void writesToOneConsoleAppenderWithTheChosenEncoder() {
-    Logging.configure(
-        context, new LoggingConfig(LoggingConfig.Format.JSON, LoggingConfig.Level.INFO));
+  void slf4jLoggersWriteThroughTheConfiguredFormat() {
+    configure(LoggingConfig.Format.JSON, LoggingConfig.Level.INFO);
+    Logger operator = LoggerFactory.getLogger("dev.openfga.operator.controller.Test");
+    Logger library = LoggerFactory.getLogger("io.fabric8.kubernetes.client.Test");
 
-    Logger root = context.getLogger(Logger.ROOT_LOGGER_NAME);
-    assertThat(root.getAppender("console"))
-        .isInstanceOfSatisfying(
-            ConsoleAppender.class,
-            console -> assertThat(console.getEncoder()).isInstanceOf(JsonEncoder.class));
-    assertThat(root.iteratorForAppenders()).toIterable().hasSize(1);
+    MDC.put("namespace", "team-a");
+    operator.atInfo().addKeyValue("version", "v1.9.0").log("migration to {} started", "v1.9.0");
+    operator.debug("not written at info");
+    library.info("not written: libraries stay at warn");
+    library.warn("written", new IllegalStateException("boom"));
+
+    List<String> lines = output().lines().toList();
+    assertThat(lines).hasSize(2);
+    assertThat(lines.get(0))
+        .contains("\"logger\":\"dev.openfga.operator.controller.Test\"")
+        .contains("\"msg\":\"migration to v1.9.0 started\"")
+        .contains("\"version\":\"v1.9.0\"")
+        .contains("\"namespace\":\"team-a\"");
+    assertThat(lines.get(1))
+        .contains("\"level\":\"WARN\"")
+        .contains("\"msg\":\"written\"")
+        .contains("\"error\":\"java.lang.IllegalStateException: boom\"");
+  }
+
+  @Test
+  void offWritesNothing() {
+    configure(LoggingConfig.Format.TEXT, LoggingConfig.Level.TRACE);
+    Logging.off();
+
+    LoggerFactory.getLogger("dev.openfga.operator.Main").error("not written");
+
+    assertThat(output()).isEmpty();
   }
 }

@@ -2,6 +2,7 @@ package dev.openfga.operator.testing;
 
 import dev.openfga.operator.config.OperatorConfig;
 import dev.openfga.operator.controller.MigrationOperator;
+import dev.openfga.operator.controller.OperatorClient;
 import dev.openfga.operator.model.Keys;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Event;
@@ -191,6 +192,13 @@ public final class MockCluster implements AutoCloseable {
     return c;
   }
 
+  /** A fresh client configured as the operator's own ({@link OperatorClient}). */
+  public KubernetesClient operatorClient() {
+    KubernetesClient c = OperatorClient.create(client.getConfiguration());
+    closeables.add(c);
+    return c;
+  }
+
   /** A fresh client that names itself with this User-Agent (its requests can be told apart). */
   public KubernetesClient newClient(String userAgent) {
     KubernetesClient c =
@@ -240,7 +248,8 @@ public final class MockCluster implements AutoCloseable {
   public MigrationOperator startOperator(
       OperatorConfig config, String identity, MeterRegistry registry) {
     MigrationOperator operator =
-        MigrationOperator.create(newClient(), config, Clock.systemUTC(), identity, false, registry);
+        MigrationOperator.create(
+            operatorClient(), config, Clock.systemUTC(), identity, false, registry);
     closeables.add(operator);
     operator.start();
     return operator;
