@@ -117,7 +117,7 @@ compare these rules with the calls the operator makes against a recording API se
 {{- define "openfga-operator.watchRules" -}}
 - apiGroups: ["apps"]
   resources: ["deployments"]
-  verbs: ["list", "watch", "patch"]
+  verbs: ["get", "list", "watch", "patch"]
 - apiGroups: ["apps"]
   resources: ["deployments/status"]
   verbs: ["patch"]

@@ -114,6 +114,14 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
       Observation o = observe(deployment);
       Plan plan = planner.plan(o);
       if (createsJob(plan)) {
+        // The cache keeps a skeleton of each Deployment (TrimmingDeploymentStore): the Job is
+        // built from the full object, read once now.
+        Deployment full = client.apps().deployments().inNamespace(ns).withName(name).get();
+        if (full == null) {
+          LOG.debug("gone before its migration Job was created");
+          return UpdateControl.noUpdate();
+        }
+        o = o.withDeployment(full);
         // The caches hold only the operator's own objects. Before a Job is created, look up both
         // names once directly: a foreign status ConfigMap must be found before a migration runs,
         // and a foreign Job (a legacy Helm hook, a hand-made one) is handled rather than tried

@@ -1,11 +1,13 @@
 package dev.openfga.operator.controller;
 
 import dev.openfga.operator.model.DeploymentSettings;
+import dev.openfga.operator.model.Keys;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.DeploymentSpec;
 import io.fabric8.kubernetes.client.informers.cache.BasicItemStore;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
 import io.fabric8.kubernetes.client.informers.cache.ItemStore;
@@ -15,23 +17,22 @@ import java.util.Map;
 import java.util.stream.Stream;
 
 /**
- * The Deployment informer's store: keeps each Deployment without the parts the operator never
- * reads, so the cache costs a fraction of the full objects (docs/performance.md).
+ * The Deployment informer's store: keeps a skeleton of each Deployment, only what the decision
+ * reads, so that the cache costs a fraction of the full objects (docs/performance.md).
  *
- * <p>Dropped: {@code metadata.managedFields}; the annotation {@code
- * kubectl.kubernetes.io/last-applied-configuration} (a second copy of the whole object); the pod
- * template's annotations; init and ephemeral containers; of every container other than the one the
- * Job is built from, everything but its name; of that one, its ports, probes, lifecycle, command
- * and args. Kept: everything {@link dev.openfga.operator.model.Planner} and {@link
- * dev.openfga.operator.model.MigrationJob} read — metadata (labels, other annotations, uid,
- * resourceVersion, owner references), {@code spec.replicas}, the selected container's name, image,
- * pull policy, env, volume mounts, resources and security context, the names of the others, the
- * pod's volumes, security context, service account, image pull secrets, node selector, tolerations
- * and affinity, and the whole status. A field the operator starts to read must be kept here too
- * ({@code TrimmingDeploymentStoreTest} lists them).
+ * <p>Kept: the metadata (name, namespace, uid, resourceVersion, labels, annotations, owner
+ * references, ...) without {@code managedFields} and without the annotation {@code
+ * kubectl.kubernetes.io/last-applied-configuration} (a second copy of the whole object); {@code
+ * spec.replicas}; of the pod template, each container's name, and of the container the Job is built
+ * from also its image and its {@code OPENFGA_DATASTORE_ENGINE} variable; the whole status.
+ * Everything else — the rest of the pod template above all — is dropped. {@link
+ * dev.openfga.operator.model.Planner} decides from the skeleton; the Job itself is built from the
+ * full Deployment, which {@link MigrationReconciler} reads once, directly, before it creates a Job.
+ * A field the planner starts to read must be kept here too ({@code TrimmingDeploymentStoreTest}
+ * checks that the decision from a skeleton equals the decision from the full object).
  *
  * <p>The object is trimmed in place when the informer stores it, before it is handed to the event
- * handlers: nothing else holds it yet. Event handlers and reconciles see the trimmed object.
+ * handlers: nothing else holds it yet. Event handlers and reconciles see the skeleton.
  *
  * <p>One instance serves one informer: JOSDK hands the same store to every namespace's informer
  * when several namespaces are watched, and an informer's relist removes whatever else is in its
@@ -79,7 +80,7 @@ final class TrimmingDeploymentStore implements ItemStore<Deployment> {
     return store.get(key);
   }
 
-  /** Removes, in place, what the operator never reads; returns the same object. */
+  /** Reduces {@code d}, in place, to what the decision reads; returns the same object. */
   static Deployment trim(Deployment d) {
     ObjectMeta meta = d.getMetadata();
     if (meta != null) {
@@ -91,44 +92,39 @@ final class TrimmingDeploymentStore implements ItemStore<Deployment> {
         annotations.remove(LAST_APPLIED);
       }
     }
-    if (d.getSpec() == null || d.getSpec().getTemplate() == null) {
+    DeploymentSpec spec = d.getSpec();
+    if (spec == null) {
       return d;
     }
-    PodTemplateSpec template = d.getSpec().getTemplate();
-    if (template.getMetadata() != null) {
-      template.getMetadata().setAnnotations(null);
-      template.getMetadata().setManagedFields(null);
-    }
-    PodSpec pod = template.getSpec();
-    if (pod == null) {
-      return d;
-    }
-    pod.setInitContainers(null);
-    pod.setEphemeralContainers(null);
-    // the container the Job is built from; when the annotation is unusable the planner stops
-    // before it looks at containers, and nothing is trimmed from them
-    String selected = DeploymentSettings.of(d).containerName();
-    if (selected == null || pod.getContainers() == null) {
-      return d;
-    }
-    List<Container> containers = new ArrayList<>(pod.getContainers().size());
-    for (Container c : pod.getContainers()) {
-      if (selected.equals(c.getName())) {
-        c.setPorts(null);
-        c.setReadinessProbe(null);
-        c.setLivenessProbe(null);
-        c.setStartupProbe(null);
-        c.setLifecycle(null);
-        c.setCommand(null);
-        c.setArgs(null);
-        containers.add(c);
-      } else {
-        Container nameOnly = new Container();
-        nameOnly.setName(c.getName());
-        containers.add(nameOnly);
+    DeploymentSpec kept = new DeploymentSpec();
+    kept.setReplicas(spec.getReplicas());
+    PodSpec pod = spec.getTemplate() == null ? null : spec.getTemplate().getSpec();
+    if (pod != null && pod.getContainers() != null) {
+      // the container the Job is built from (when the annotation is unusable the planner stops
+      // before it looks at containers)
+      String selected = DeploymentSettings.of(d).containerName();
+      List<Container> containers = new ArrayList<>(pod.getContainers().size());
+      for (Container c : pod.getContainers()) {
+        Container skeleton = new Container();
+        skeleton.setName(c.getName());
+        if (selected == null || selected.equals(c.getName())) {
+          skeleton.setImage(c.getImage());
+          if (c.getEnv() != null) {
+            c.getEnv().stream()
+                .filter(e -> Keys.ENGINE_ENV.equals(e.getName()))
+                .findFirst()
+                .ifPresent(e -> skeleton.setEnv(List.of(e)));
+          }
+        }
+        containers.add(skeleton);
       }
+      PodSpec keptPod = new PodSpec();
+      keptPod.setContainers(containers);
+      PodTemplateSpec template = new PodTemplateSpec();
+      template.setSpec(keptPod);
+      kept.setTemplate(template);
     }
-    pod.setContainers(containers);
+    d.setSpec(kept);
     return d;
   }
 }

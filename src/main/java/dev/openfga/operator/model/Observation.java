@@ -27,6 +27,10 @@ public record Observation(
     return new Observation(deployment, statusConfigMap, job, now, Optional.of(evidence));
   }
 
+  public Observation withDeployment(Deployment full) {
+    return new Observation(full, statusConfigMap, job, now, failureEvidence);
+  }
+
   public Observation withStatusConfigMap(ConfigMap configMap) {
     return new Observation(deployment, Optional.of(configMap), job, now, failureEvidence);
   }
