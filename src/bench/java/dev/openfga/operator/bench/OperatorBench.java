@@ -460,7 +460,8 @@ public final class OperatorBench {
    * takes on this machine), {@code image17}, {@code image17-cds}, {@code image25}, {@code
    * image25-aot} (the image's flags, in a container with {@code --container-memory}, plus an AppCDS
    * archive or AOT cache from a training run), or {@code label=17|25|JAVA_HOME:flags...} where the
-   * flag {@code +CDS} or {@code +AOT} adds a trained archive. The prefix {@code before:} runs it
+   * flag {@code +CDS} or {@code +AOT} adds a trained archive and a "flag" {@code NAME=value} (no
+   * dash) sets an environment variable of the operator's process. The prefix {@code before:} runs it
    * with the baseline jar.
    */
   private Variant variant(String spec) throws IOException {
@@ -625,16 +626,17 @@ public final class OperatorBench {
     }
     s.append("\n")
         .append(
-            "| variant | N | start→ready s | all reconciled s | RSS MiB | RSS anon / file MiB |"
+            "| variant | N | start→ready s | of it the API answering the Deployment list s |"
+                + " all reconciled s | RSS MiB | RSS anon / file MiB |"
                 + " peak RSS MiB | heap used MiB | heap committed MiB | metaspace MiB | threads |"
                 + " CPU s at sync | CPU s total |\n")
-        .append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        .append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (Result r : results) {
       if (r.error != null) {
         s.append(
             String.format(
                 Locale.ROOT,
-                "| %s | %d | failed: %s | | | | %.0f | | | | | | |%n",
+                "| %s | %d | failed: %s | | | | | %.0f | | | | | | |%n",
                 r.variant,
                 r.n,
                 r.error,
@@ -644,11 +646,12 @@ public final class OperatorBench {
       s.append(
           String.format(
               Locale.ROOT,
-              "| %s | %d | %.2f | %.2f | %.0f | %.0f / %.0f | %.0f | %.1f | %.0f | %.1f | %d | %.1f |"
-                  + " %.1f |%n",
+              "| %s | %d | %.2f | %.2f | %.2f | %.0f | %.0f / %.0f | %.0f | %.1f | %.0f | %.1f | %d |"
+                  + " %.1f | %.1f |%n",
               r.variant,
               r.n,
               r.readyMs / 1000,
+              r.deploymentListSeconds(),
               r.reconciledMs / 1000,
               r.rssKiB / 1024.0,
               r.rssAnonKiB / 1024.0,
@@ -787,6 +790,18 @@ public final class OperatorBench {
       this.n = n;
     }
 
+    /**
+     * How long the API took to answer the operator's paged list of Deployments at start-up (the
+     * pages are asked one after the other, so this is time the operator waited before ready).
+     */
+    double deploymentListSeconds() {
+      return startup.stream()
+              .filter(q -> q.kind().equals("LIST deployments"))
+              .mapToLong(BenchApi.Request::tookNanos)
+              .sum()
+          / 1e9;
+    }
+
     String line() {
       if (error != null) {
         return String.format(
@@ -799,12 +814,13 @@ public final class OperatorBench {
       }
       return String.format(
           Locale.ROOT,
-          "%-24s N=%-5d ready %.2fs reconciled %.2fs RSS %.0f MiB (peak %.0f) heap %.1f MiB"
+          "%-24s N=%-5d ready %.2fs (list %.2fs) reconciled %.2fs RSS %.0f MiB (peak %.0f) heap %.1f MiB"
               + " meta %.1f MiB threads %d CPU %.1fs/%.1fs p50 %.1f ms p99 %.1f ms; writes at"
               + " start %d, converged-event requests %d; load %s→%s",
           variant,
           n,
           readyMs / 1000,
+          deploymentListSeconds(),
           reconciledMs / 1000,
           rssKiB / 1024.0,
           hwmKiB / 1024.0,

@@ -68,7 +68,16 @@ final class OperatorProcess implements AutoCloseable {
     int metricsPort = metrics ? freePort() : 0;
     List<String> cmd = new ArrayList<>();
     cmd.add(javaHome.resolve("bin/java").toString());
-    cmd.addAll(jvmFlags);
+    // a "flag" NAME=value (no leading dash) is an environment variable, e.g. MALLOC_ARENA_MAX=2
+    Map<String, String> extraEnv = new java.util.LinkedHashMap<>();
+    for (String flag : jvmFlags) {
+      int eq = flag.indexOf('=');
+      if (!flag.startsWith("-") && eq > 0) {
+        extraEnv.put(flag.substring(0, eq), flag.substring(eq + 1));
+      } else {
+        cmd.add(flag);
+      }
+    }
     cmd.add("-jar");
     cmd.add(jar.toString());
     cmd.add("--watch-namespace");
@@ -91,6 +100,7 @@ final class OperatorProcess implements AutoCloseable {
     env.put("KUBERNETES_AUTH_TRYSERVICEACCOUNT", "false");
     env.put("KUBERNETES_NAMESPACE", Workload.NS);
     env.put("POD_NAME", "openfga-operator-bench");
+    env.putAll(extraEnv);
     pb.redirectErrorStream(true);
     pb.redirectOutput(log.toFile());
     long t0 = System.nanoTime();
