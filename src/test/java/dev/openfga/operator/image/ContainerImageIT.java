@@ -93,9 +93,13 @@ class ContainerImageIT {
     assertThat(topLevel)
         .as("top-level directories (Jib's own class and dependency layers are filtered out)")
         .containsOnly("app", "etc", "lib", "lib64", "opt", "usr");
+    List<String> expected = new ArrayList<>(List.of("jvm.options", "openfga-operator.jar"));
+    if (isJava25OrNewer()) {
+      expected.add("openfga-operator.aot"); // the AOT cache (AotTraining)
+    }
     try (Stream<Path> app = Files.list(root.resolve("app"))) {
       assertThat(app.map(p -> p.getFileName().toString()))
-          .containsExactlyInAnyOrder("jvm.options", "openfga-operator.jar");
+          .containsExactlyInAnyOrderElementsOf(expected);
     }
     assertThat(root.resolve("opt/java/release")).content().contains("JAVA_VERSION=");
     System.out.printf(
@@ -115,35 +119,91 @@ class ContainerImageIT {
     assertThat(version.exitCode()).as(version.output()).isZero();
     assertThat(version.output().strip()).isEqualTo("openfga-operator " + projectVersion());
 
-    // the CDS archive was dumped with the image's flags: -Xshare:on fails unless it maps
-    Result sharing =
-        isolated(List.of("/opt/java/bin/java", "@/app/jvm.options", "-Xshare:on", "-version"));
-    assertThat(sharing.exitCode()).as(sharing.output()).isZero();
-    assertThat(sharing.output()).contains("sharing");
+    if (isJava25OrNewer()) {
+      // the AOT cache was trained with this jar and these flags: AOTMode=on fails unless it maps
+      Result aot = isolated(withJvmFlags(entrypoint("--version"), List.of("-XX:AOTMode=on")));
+      assertThat(aot.exitCode()).as(aot.output()).isZero();
+    } else {
+      // the CDS archive was dumped with the image's flags: -Xshare:on fails unless it maps
+      Result sharing =
+          isolated(List.of("/opt/java/bin/java", "@/app/jvm.options", "-Xshare:on", "-version"));
+      assertThat(sharing.exitCode()).as(sharing.output()).isZero();
+      assertThat(sharing.output()).contains("sharing");
+    }
   }
 
   @Test
   void printsItsVersionThroughTheImagesOwnDynamicLoader() throws IOException {
     assumeRunnableHere();
-    Path loader = dynamicLoader();
-    List<String> command = new ArrayList<>();
-    command.add(loader.toString());
-    command.add("--library-path");
-    command.add(libraryPath());
-    for (String arg : entrypoint("--version")) {
-      command.add(
-          arg.startsWith("/")
-              ? root + arg
-              : arg.startsWith("@/") ? "@" + root + arg.substring(1) : arg);
-    }
 
-    Result version = run(command);
+    Result version = run(throughTheLoader(entrypoint("--version"), List.of()));
 
     assertThat(version.exitCode()).as(version.output()).isZero();
     assertThat(version.output().strip()).isEqualTo("openfga-operator " + projectVersion());
   }
 
+  @Test
+  void startsFromTheAotCacheItWasTrainedWith() throws IOException {
+    assumeRunnableHere();
+    assumeTrue(isJava25OrNewer(), "an AOT cache needs Java 25");
+    assertThat(root.resolve("app/jvm.options"))
+        .content()
+        .contains("-XX:AOTCache=" + AotTraining.CACHE);
+    assertThat(Files.getLastModifiedTime(root.resolve("app/openfga-operator.jar")))
+        .as("the jar's time, as in training")
+        .isEqualTo(AotTraining.IMAGE_FILE_TIME);
+
+    List<String> logAot = List.of("-Xlog:aot=info");
+    Result version =
+        canIsolate()
+            ? isolated(withJvmFlags(entrypoint("--version"), logAot))
+            : run(throughTheLoader(entrypoint("--version"), logAot));
+
+    assertThat(version.exitCode()).as(version.output()).isZero();
+    assertThat(version.output())
+        .contains("Using AOT-linked classes: true")
+        .doesNotContain("[error")
+        .contains("openfga-operator " + projectVersion());
+  }
+
   // -- helpers --------------------------------------------------------------------------------
+
+  /** The command with JVM flags added right after the argument file. */
+  private static List<String> withJvmFlags(List<String> command, List<String> flags) {
+    List<String> with = new ArrayList<>(command);
+    int argfile = with.indexOf("@/app/jvm.options");
+    with.addAll(argfile + 1, flags);
+    return with;
+  }
+
+  /**
+   * The image's command run on this machine through the image's own dynamic loader and C libraries:
+   * absolute paths point into the unpacked root, and so does the AOT cache the argument file names
+   * (a later flag wins).
+   */
+  private static List<String> throughTheLoader(List<String> entrypoint, List<String> flags)
+      throws IOException {
+    List<String> jvmFlags = new ArrayList<>(flags);
+    Path cache = root.resolve(AotTraining.CACHE.substring(1));
+    if (Files.isRegularFile(cache)) {
+      jvmFlags.add(0, "-XX:AOTCache=" + cache);
+    }
+    List<String> command = new ArrayList<>();
+    command.add(dynamicLoader().toString());
+    command.add("--library-path");
+    command.add(libraryPath());
+    for (String arg : withJvmFlags(entrypoint, jvmFlags)) {
+      command.add(
+          arg.startsWith("/")
+              ? root + arg
+              : arg.startsWith("@/") ? "@" + root + arg.substring(1) : arg);
+    }
+    return command;
+  }
+
+  private static boolean isJava25OrNewer() {
+    return javaVersion().map(v -> Integer.parseInt(v.split("[.+-]")[0]) >= 25).orElse(false);
+  }
 
   private record Result(int exitCode, String output) {}
 
