@@ -5,8 +5,10 @@ import java.io.StringWriter;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import org.slf4j.event.KeyValuePair;
 import org.slf4j.event.Level;
@@ -19,8 +21,9 @@ import org.slf4j.event.Level;
  * blanks, quotes or {@code =} are quoted.
  *
  * <p>JSON, one object a line: {@code time}, {@code level}, {@code logger}, {@code thread}, {@code
- * msg}, then the event's key/values and the MDC's as fields of their own, then {@code error} and
- * {@code stacktrace} if a throwable came with the event.
+ * msg}, then the event's key/values and the MDC's as fields of their own (a key that is already
+ * taken gets a {@code _} in front), then {@code error} and {@code stacktrace} if a throwable came
+ * with the event. Always UTF-8, whatever the platform's encoding ({@link Logging#write}).
  */
 record LogLine(
     Instant time,
@@ -59,19 +62,45 @@ record LogLine(
     field(line, "logger", logger);
     field(line, "thread", thread);
     field(line, "msg", message);
+    Set<String> written = new HashSet<>(RESERVED);
     for (KeyValuePair pair : pairs) {
-      if (pair.value instanceof Number || pair.value instanceof Boolean) {
-        string(line.append(','), pair.key).append(':').append(pair.value);
+      String key = unique(written, pair.key);
+      if (isPlainNumber(pair.value) || pair.value instanceof Boolean) {
+        string(line.append(','), key).append(':').append(pair.value);
       } else {
-        field(line, pair.key, String.valueOf(pair.value));
+        field(line, key, String.valueOf(pair.value));
       }
     }
-    new TreeMap<>(mdc).forEach((key, value) -> field(line, key, value));
+    new TreeMap<>(mdc).forEach((key, value) -> field(line, unique(written, key), value));
     if (throwable != null) {
       field(line, "error", String.valueOf(throwable));
       field(line, "stacktrace", stackTrace(throwable));
     }
     return line.append('}').append(System.lineSeparator()).toString();
+  }
+
+  /** The fields every JSON line has (or may have); a key/value or MDC key never repeats them. */
+  private static final Set<String> RESERVED =
+      Set.of("time", "level", "logger", "thread", "msg", "error", "stacktrace");
+
+  /** {@code key} (or {@code "null"}), with {@code _} in front until no field has that name yet. */
+  private static String unique(Set<String> written, String key) {
+    String name = String.valueOf(key);
+    while (!written.add(name)) {
+      name = "_" + name;
+    }
+    return name;
+  }
+
+  /** A number JSON can carry as it is: not NaN or infinite. */
+  private static boolean isPlainNumber(Object value) {
+    if (value instanceof Double d) {
+      return Double.isFinite(d);
+    }
+    if (value instanceof Float f) {
+      return Float.isFinite(f);
+    }
+    return value instanceof Number;
   }
 
   private static void appendPair(StringBuilder line, String key, Object value) {
@@ -95,8 +124,9 @@ record LogLine(
     string(line, value);
   }
 
-  /** {@code text} as a JSON string. */
-  private static StringBuilder string(StringBuilder out, String text) {
+  /** {@code text} as a JSON string ({@code "null"} for {@code null}). */
+  private static StringBuilder string(StringBuilder out, String value) {
+    String text = String.valueOf(value);
     out.append('"');
     for (int i = 0; i < text.length(); i++) {
       char c = text.charAt(i);

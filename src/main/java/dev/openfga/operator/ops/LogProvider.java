@@ -5,7 +5,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.ILoggerFactory;
 import org.slf4j.IMarkerFactory;
 import org.slf4j.Logger;
-import org.slf4j.helpers.BasicMDCAdapter;
 import org.slf4j.helpers.BasicMarkerFactory;
 import org.slf4j.spi.MDCAdapter;
 import org.slf4j.spi.SLF4JServiceProvider;
@@ -19,7 +18,7 @@ public final class LogProvider implements SLF4JServiceProvider, ILoggerFactory {
 
   private final Map<String, Logger> loggers = new ConcurrentHashMap<>();
   private final IMarkerFactory markers = new BasicMarkerFactory();
-  private final MDCAdapter mdc = new BasicMDCAdapter();
+  private final MDCAdapter mdc = new ThreadMdc();
 
   @Override
   public Logger getLogger(String name) {

@@ -2,6 +2,7 @@ package dev.openfga.operator.ops;
 
 import dev.openfga.operator.config.LoggingConfig;
 import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.slf4j.event.Level;
 
@@ -69,11 +70,22 @@ public final class Logging {
     return false;
   }
 
-  /** Writes one event, whole, in the configured format. */
+  /**
+   * Writes one event, whole, in the configured format, as UTF-8 bytes: a {@code PrintStream} would
+   * encode with the platform's encoding, which is ASCII in an image without a locale. Never throws:
+   * a logging call must not fail the code that logs.
+   */
   static void write(LogLine line) {
     State s = state;
     PrintStream out = s.out() == null ? System.out : s.out();
-    out.print(s.format() == LoggingConfig.Format.JSON ? line.json() : line.text());
+    try {
+      String text = s.format() == LoggingConfig.Format.JSON ? line.json() : line.text();
+      byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+      out.write(bytes, 0, bytes.length);
+      out.flush();
+    } catch (RuntimeException e) {
+      out.println("log line of " + line.logger() + " could not be written: " + e);
+    }
   }
 
   private static Level level(LoggingConfig.Level level) {

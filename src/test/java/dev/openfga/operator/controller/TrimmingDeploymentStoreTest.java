@@ -213,6 +213,42 @@ class TrimmingDeploymentStoreTest {
     assertThat(withoutTheJob(actual)).isEqualTo(withoutTheJob(expected));
   }
 
+  /** Decisions that read the status, the annotations and an existing Job. */
+  @ParameterizedTest(name = "{0}")
+  @CsvSource({
+    "failed Job, FAILED",
+    "cooldown, COOLDOWN",
+    "legacy Helm hook Job, MIGRATING",
+    "own running Job, MIGRATING"
+  })
+  void theDecisionWithAJobOrAFailureIsTheSameAsFromTheFullDeployment(
+      String name, Plan.State state) {
+    Deployment original = full();
+    Optional<Job> job = Optional.empty();
+    switch (name) {
+      case "failed Job" ->
+          job = Optional.of(Fixtures.job(original, "v1.14.1").failed(NOW.minusSeconds(30)).build());
+      case "cooldown" ->
+          original.getMetadata().getAnnotations().put(Keys.RETRY_AFTER, "2026-01-01T00:05:00Z");
+      case "legacy Helm hook Job" -> {
+        Job hook = Fixtures.upstreamChart("hook-mode.yaml", Job.class);
+        hook.getMetadata().setNamespace(original.getMetadata().getNamespace());
+        hook.getMetadata().setUid("hook-uid");
+        job = Optional.of(hook);
+      }
+      default -> job = Optional.of(Fixtures.job(original, "v1.14.1").running().build());
+    }
+    Deployment trimmed = TrimmingDeploymentStore.trim(copy(original));
+    ConfigMap record =
+        StatusRecord.build(original, StatusRecord.data("v0.9.0", NOW.minusSeconds(600), "x"));
+
+    Plan expected = planner.plan(new Observation(original, Optional.of(record), job, NOW));
+    Plan actual = planner.plan(new Observation(trimmed, Optional.of(record), job, NOW));
+
+    assertThat(expected.state()).isEqualTo(state);
+    assertThat(withoutTheJob(actual)).isEqualTo(withoutTheJob(expected));
+  }
+
   @Test
   void theJobIsBuiltFromTheFullDeploymentNotTheSkeleton() {
     // The reconciler reads the full Deployment before it creates a Job

@@ -183,6 +183,70 @@ class LoggingTest {
   }
 
   @Test
+  void writesUtf8WhateverTheEncodingOfTheStream() {
+    // an image without a locale gives standard output an ASCII encoding
+    Logging.configure(
+        new LoggingConfig(LoggingConfig.Format.TEXT, LoggingConfig.Level.INFO),
+        new PrintStream(written, true, StandardCharsets.US_ASCII));
+
+    LoggerFactory.getLogger(LOGGER).info("migration failed: é ü 日本 —");
+
+    assertThat(output()).contains("migration failed: é ü 日本 —");
+  }
+
+  @Test
+  void nullsAreWrittenNotThrown() {
+    configure(LoggingConfig.Format.JSON, LoggingConfig.Level.INFO);
+    Logger logger = LoggerFactory.getLogger(LOGGER);
+    java.util.HashMap<String, String> mdc = new java.util.HashMap<>();
+    mdc.put("job", null);
+
+    logger.info((String) null);
+    logger.atInfo().addKeyValue(null, "v").log("key null");
+    String json =
+        line("m", List.of(), mdc).json()
+            + new LogLine(TIME, Level.INFO, LOGGER, "main", null, List.of(), Map.of(), null).json();
+
+    assertThat(output().lines())
+        .hasSize(2)
+        .anySatisfy(l -> assertThat(l).contains("\"msg\":\"null\""))
+        .anySatisfy(l -> assertThat(l).contains("\"null\":\"v\""));
+    assertThat(json).contains("\"job\":\"null\"").contains("\"msg\":\"null\"");
+  }
+
+  @Test
+  void jsonKeepsItsOwnFieldsAndWritesOnlyValidNumbers() {
+    LogLine line =
+        line(
+            "the message",
+            List.of(
+                new KeyValuePair("msg", "from a key/value"),
+                new KeyValuePair("ratio", Double.NaN),
+                new KeyValuePair("count", 3)),
+            Map.of("level", "from the MDC"));
+
+    assertThat(line.json())
+        .contains("\"msg\":\"the message\"")
+        .contains("\"_msg\":\"from a key/value\"")
+        .contains("\"level\":\"INFO\"")
+        .contains("\"_level\":\"from the MDC\"")
+        .contains("\"ratio\":\"NaN\"")
+        .contains("\"count\":3");
+  }
+
+  @Test
+  void theMdcIsNotHandedToThreadsStartedMeanwhile() throws InterruptedException {
+    configure(LoggingConfig.Format.TEXT, LoggingConfig.Level.INFO);
+    MDC.put("deployment", "openfga");
+    Thread child = new Thread(() -> LoggerFactory.getLogger(LOGGER).info("from a pool thread"));
+    child.start();
+    child.join();
+    MDC.remove("deployment");
+
+    assertThat(output()).contains("from a pool thread").doesNotContain("deployment=");
+  }
+
+  @Test
   void offWritesNothing() {
     configure(LoggingConfig.Format.TEXT, LoggingConfig.Level.TRACE);
     Logging.off();
