@@ -94,6 +94,8 @@ public final class AotTraining {
       // sized as in a small container, as the image runs
       command.add("-XX:MaxRAM=128m");
       command.add("-XX:AOTCacheOutput=" + cache);
+      // the classes the cache cannot hold are listed at warning level, a few hundred lines
+      command.add("-Xlog:aot=error");
       command.addAll(
           List.of(
               "-jar",
