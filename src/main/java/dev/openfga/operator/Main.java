@@ -65,12 +65,17 @@ public final class Main {
             "shutdown");
     Runtime.getRuntime().addShutdownHook(shutdown);
     try {
-      Metrics metrics = Metrics.create();
-      opened.push(metrics);
+      // with the endpoint off (--metrics-bind-address=0) no registry is made at all: the
+      // Prometheus registry and the JVM meters are a few hundred classes nobody would read
+      Metrics metrics = config.metricsAddress().isPresent() ? Metrics.create() : null;
+      if (metrics != null) {
+        opened.push(metrics);
+      }
       KubernetesClient client = OperatorClient.create();
       opened.push(client);
       MigrationOperator operator =
-          MigrationOperator.create(client, config, Clock.systemUTC(), metrics.registry());
+          MigrationOperator.create(
+              client, config, Clock.systemUTC(), metrics == null ? null : metrics.registry());
       opened.push(operator);
       if (config.healthAddress().isPresent()) {
         BindAddress address = BindAddress.parse(config.healthAddress().get());

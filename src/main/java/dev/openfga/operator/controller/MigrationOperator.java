@@ -51,7 +51,10 @@ public final class MigrationOperator implements AutoCloseable {
     this.operator = operator;
   }
 
-  /** The production operator: identity from the pod's name, JOSDK metrics in the registry. */
+  /**
+   * The production operator: identity from the pod's name, JOSDK's and the migration metrics in the
+   * registry ({@code null}: the metrics endpoint is off, no metrics are kept).
+   */
   public static MigrationOperator create(
       KubernetesClient client, OperatorConfig config, Clock clock, MeterRegistry registry) {
     String identity =
