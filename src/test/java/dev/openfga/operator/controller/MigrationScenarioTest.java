@@ -135,9 +135,17 @@ class MigrationScenarioTest {
     await().atMost(WAIT).until(() -> cluster.fakeCondition("openfga"), c -> c.equals("False"));
     assertThat(cluster.deployment("openfga").getMetadata().getAnnotations())
         .doesNotContainKey(Keys.RETRY_AFTER);
-    assertThat(cluster.eventReasons("openfga"))
-        .containsSubsequence(
-            "MigrationStarted", "MigrationFailed", "MigrationStarted", "MigrationSucceeded");
+    // the Event follows the writes of the transition
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () ->
+                assertThat(cluster.eventReasons("openfga"))
+                    .containsSubsequence(
+                        "MigrationStarted",
+                        "MigrationFailed",
+                        "MigrationStarted",
+                        "MigrationSucceeded"));
   }
 
   @Test
@@ -244,8 +252,13 @@ class MigrationScenarioTest {
     assertThat(ours.getMetadata().getUid()).isNotEqualTo(legacy.getMetadata().getUid());
     assertThat(ours.getMetadata().getLabels())
         .containsEntry(Keys.MANAGED_BY, Keys.MANAGED_BY_OPERATOR);
-    assertThat(cluster.eventReasons("openfga"))
-        .contains("LegacyHookJobAdopted", "MigrationStarted", "MigrationSucceeded");
+    // the Event follows the record (design.md, write order)
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () ->
+                assertThat(cluster.eventReasons("openfga"))
+                    .contains("LegacyHookJobAdopted", "MigrationStarted", "MigrationSucceeded"));
     // the stock chart sets 3 replicas and no desired-replicas: the operator leaves them alone
     assertThat(cluster.deployment("openfga").getSpec().getReplicas()).isEqualTo(3);
   }
