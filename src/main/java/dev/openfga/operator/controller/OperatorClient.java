@@ -23,11 +23,11 @@ import java.util.List;
  * operator uses (docs/performance.md, "Changes and their effect").
  *
  * <ul>
- *   <li>{@code metadata.managedFields} is skipped while a response is read, never built: it is the
- *       bulk of every object the API sends (a third of a Deployment's JSON) and the operator never
- *       reads it. Its caches, its Events and its patches never carry it.
+ *   <li>{@code metadata.managedFields} is skipped while a response is read, never built: with the
+ *       last-applied annotation it is 70 % of a Deployment as objects, and the operator never reads
+ *       it. Its caches, its Events and its patches never carry it.
  *   <li>The kinds the operator reads are registered by hand instead of fabric8 loading every model
- *       class on the class path to learn their kinds (about 1,000 classes it would never use).
+ *       class on the class path to learn their kinds (model classes loaded: 972 → 487).
  * </ul>
  */
 public final class OperatorClient {

@@ -84,6 +84,7 @@ final class TrimmingDeploymentStore implements ItemStore<Deployment> {
   static Deployment trim(Deployment d) {
     ObjectMeta meta = d.getMetadata();
     if (meta != null) {
+      // OperatorClient never builds managedFields; this covers a client without its mix-in
       meta.setManagedFields(null);
       Map<String, String> annotations = meta.getAnnotations();
       if (annotations != null) {
