@@ -15,8 +15,14 @@ import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.http.AsyncBody;
+import io.fabric8.kubernetes.client.http.HttpRequest;
+import io.fabric8.kubernetes.client.http.HttpResponse;
+import io.fabric8.kubernetes.client.http.Interceptor;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The operator's Kubernetes client: fabric8's, with a serialization that reads only what the
@@ -46,12 +52,48 @@ public final class OperatorClient {
 
   private OperatorClient() {}
 
+  /**
+   * Test-only system property: {@code -Dopenfga.operator.test.haltAfterWrites=k} halts the process
+   * (exit 137, as after {@code kill -9}) right after the API server accepted its k-th write, so the
+   * real-cluster tests can crash the operator at every write point of a sequence.
+   */
+  public static final String HALT_AFTER_WRITES = "openfga.operator.test.haltAfterWrites";
+
   /** A client for the cluster {@code config} describes. */
   public static KubernetesClient create(Config config) {
-    return new KubernetesClientBuilder()
-        .withConfig(config)
-        .withKubernetesSerialization(serialization())
-        .build();
+    KubernetesClientBuilder builder =
+        new KubernetesClientBuilder()
+            .withConfig(config)
+            .withKubernetesSerialization(serialization());
+    Integer haltAfter = Integer.getInteger(HALT_AFTER_WRITES);
+    if (haltAfter != null) {
+      builder.withHttpClientBuilderConsumer(
+          http -> http.addOrReplaceInterceptor(HALT_AFTER_WRITES, new HaltAfterWrites(haltAfter)));
+    }
+    return builder.build();
+  }
+
+  /** Counts the writes the API server accepted; halts the JVM right after the k-th. */
+  private static final class HaltAfterWrites implements Interceptor {
+    private final int haltAfter;
+    private final AtomicInteger writes = new AtomicInteger();
+
+    HaltAfterWrites(int haltAfter) {
+      this.haltAfter = haltAfter;
+    }
+
+    @Override
+    public void after(
+        HttpRequest request, HttpResponse<?> response, AsyncBody.Consumer<List<ByteBuffer>> body) {
+      if (!"GET".equals(request.method()) && response.isSuccessful()) {
+        int write = writes.incrementAndGet();
+        System.err.println("write " + write + ": " + request.method() + " " + request.uri());
+        if (write == haltAfter) {
+          System.err.println("halting after write " + write);
+          Runtime.getRuntime().halt(137);
+        }
+      }
+    }
   }
 
   /** A client configured from the environment (in-cluster, kubeconfig), as fabric8 does. */

@@ -26,7 +26,7 @@ import java.util.function.Predicate;
  * JVM): {@code helm lint}, {@code helm template} and a client-only dry-run install (for NOTES).
  * Values come from files (test resources under {@code chart/}) and inline YAML, applied in order.
  */
-final class OperatorChart {
+public final class OperatorChart {
   static final Path DIR = Path.of("charts", "openfga-operator").toAbsolutePath();
   static final String RELEASE = "openfga-operator";
   static final String NAMESPACE = "openfga-system";
@@ -42,7 +42,7 @@ final class OperatorChart {
   private OperatorChart() {}
 
   /** The chart with its defaults, release {@code openfga-operator} in {@code openfga-system}. */
-  static OperatorChart chart() {
+  public static OperatorChart chart() {
     return new OperatorChart();
   }
 
@@ -65,7 +65,7 @@ final class OperatorChart {
   }
 
   /** Adds values written as YAML. */
-  OperatorChart values(String yaml) {
+  public OperatorChart values(String yaml) {
     try {
       Path file = Files.createTempFile("values-", ".yaml");
       file.toFile().deleteOnExit();
@@ -77,12 +77,12 @@ final class OperatorChart {
     }
   }
 
-  OperatorChart namespace(String value) {
+  public OperatorChart namespace(String value) {
     namespace = value;
     return this;
   }
 
-  OperatorChart release(String value) {
+  public OperatorChart release(String value) {
     release = value;
     return this;
   }
@@ -138,7 +138,7 @@ final class OperatorChart {
   }
 
   /** {@code helm template}; throws {@link IllegalStateException} with Helm's message on failure. */
-  Manifests render() {
+  public Manifests render() {
     TemplateCommand template =
         new Helm(chart).template().withName(release).withNamespace(namespace);
     for (Path file : valuesFiles) {
@@ -199,9 +199,9 @@ final class OperatorChart {
   }
 
   /** What {@code helm template} printed, and the same parsed into the Kubernetes model. */
-  record Manifests(String yaml, List<HasMetadata> objects) {
+  public record Manifests(String yaml, List<HasMetadata> objects) {
 
-    <T extends HasMetadata> List<T> all(Class<T> kind) {
+    public <T extends HasMetadata> List<T> all(Class<T> kind) {
       return objects.stream().filter(kind::isInstance).map(kind::cast).toList();
     }
 
@@ -210,7 +210,7 @@ final class OperatorChart {
     }
 
     /** The only object of the kind; fails when there are none or several. */
-    <T extends HasMetadata> T one(Class<T> kind) {
+    public <T extends HasMetadata> T one(Class<T> kind) {
       return one(kind, o -> true);
     }
 
@@ -224,24 +224,24 @@ final class OperatorChart {
       return found.get(0);
     }
 
-    Deployment deployment() {
+    public Deployment deployment() {
       return one(Deployment.class);
     }
 
     /** The operator container. */
-    Container operator() {
+    public Container operator() {
       return deployment().getSpec().getTemplate().getSpec().getContainers().stream()
           .filter(c -> "operator".equals(c.getName()))
           .findFirst()
           .orElseThrow(() -> new AssertionError("no container named operator"));
     }
 
-    List<String> args() {
+    public List<String> args() {
       return operator().getArgs();
     }
 
     /** The environment of the operator container as a pod in {@code podNamespace} sees it. */
-    Map<String, String> env(String podNamespace, String podName) {
+    public Map<String, String> env(String podNamespace, String podName) {
       Map<String, String> env = new java.util.LinkedHashMap<>();
       for (var variable : operator().getEnv()) {
         if (variable.getValue() != null) {

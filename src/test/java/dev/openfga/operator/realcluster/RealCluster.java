@@ -1,0 +1,188 @@
+package dev.openfga.operator.realcluster;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * JUnit 5 extension for the real-cluster tier. The control plane, the test kubelet and PostgreSQL
+ * are started once per test JVM (and stopped by PID when it ends); each test class gets its own
+ * namespace for OpenFGA (with the ServiceAccount {@code openfga} the upstream chart renders) and
+ * one for the operator, both deleted afterwards, and every operator it started is killed.
+ *
+ * <pre>
+ * &#64;RegisterExtension static final RealCluster cluster = new RealCluster();
+ * </pre>
+ */
+public final class RealCluster implements BeforeAllCallback, AfterAllCallback {
+  private static final ExtensionContext.Namespace STORE =
+      ExtensionContext.Namespace.create(RealCluster.class);
+
+  /** What one test JVM shares: stopped when the JVM's test run ends. */
+  private record Shared(ControlPlane plane, TestKubelet kubelet, Postgres postgres)
+      implements ExtensionContext.Store.CloseableResource, AutoCloseable {
+    static Shared start() {
+      ControlPlane plane = ControlPlane.start();
+      try {
+        Postgres postgres = Postgres.start();
+        TestKubelet kubelet = TestKubelet.start(plane.admin(), plane.dir().resolve("kubelet"));
+        return new Shared(plane, kubelet, postgres);
+      } catch (RuntimeException e) {
+        plane.close();
+        throw e;
+      }
+    }
+
+    @Override
+    public void close() {
+      try (plane;
+          postgres) {
+        kubelet.close();
+      }
+    }
+  }
+
+  private Shared shared;
+  private String namespace;
+  private final List<String> namespaces = new ArrayList<>();
+  private final List<AutoCloseable> closeAfterClass = new ArrayList<>();
+
+  @Override
+  public void beforeAll(ExtensionContext context) {
+    shared =
+        context
+            .getRoot()
+            .getStore(STORE)
+            .getOrComputeIfAbsent(Shared.class, k -> Shared.start(), Shared.class);
+    String base =
+        context.getRequiredTestClass().getSimpleName().toLowerCase(Locale.ROOT).replace("it", "");
+    namespace =
+        newNamespace(
+            base.substring(0, Math.min(base.length(), 40))
+                + "-"
+                + Integer.toHexString(ThreadLocalRandom.current().nextInt(0x1000, 0xffff)),
+            Map.of());
+  }
+
+  @Override
+  public void afterAll(ExtensionContext context) {
+    for (int i = closeAfterClass.size() - 1; i >= 0; i--) {
+      try {
+        closeAfterClass.get(i).close();
+      } catch (Exception e) {
+        System.err.println("real cluster: closing " + closeAfterClass.get(i) + ": " + e);
+      }
+    }
+    for (String ns : namespaces) {
+      shared.kubelet().forget(ns);
+      client().namespaces().withName(ns).delete();
+    }
+  }
+
+  /** Cluster-admin access to the real API server. */
+  public KubernetesClient client() {
+    return shared.plane().admin();
+  }
+
+  /** This test class's namespace for OpenFGA. */
+  public String namespace() {
+    return namespace;
+  }
+
+  ControlPlane plane() {
+    return shared.plane();
+  }
+
+  TestKubelet kubelet() {
+    return shared.kubelet();
+  }
+
+  Postgres postgres() {
+    return shared.postgres();
+  }
+
+  /**
+   * Another namespace (with these labels, e.g. Pod Security ones), with the ServiceAccount {@code
+   * openfga}; deleted after the class.
+   */
+  String newNamespace(String name, Map<String, String> labels) {
+    client()
+        .namespaces()
+        .resource(
+            new NamespaceBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withLabels(labels)
+                .endMetadata()
+                .build())
+        .create();
+    namespaces.add(name);
+    client()
+        .serviceAccounts()
+        .inNamespace(name)
+        .resource(
+            new ServiceAccountBuilder().withNewMetadata().withName("openfga").endMetadata().build())
+        .create();
+    return name;
+  }
+
+  /**
+   * The operator's chart installed to watch {@code watchNamespace} from a namespace of its own,
+   * with these values on top of the chart's defaults.
+   */
+  OperatorInstall installOperator(String watchNamespace, String valuesYaml) {
+    String operatorNamespace = watchNamespace + "-op";
+    if (!namespaces.contains(operatorNamespace)) {
+      client()
+          .namespaces()
+          .resource(
+              new NamespaceBuilder()
+                  .withNewMetadata()
+                  .withName(operatorNamespace)
+                  .endMetadata()
+                  .build())
+          .create();
+      namespaces.add(operatorNamespace);
+    }
+    return OperatorInstall.apply(plane(), operatorNamespace, watchNamespace, valuesYaml);
+  }
+
+  /** Starts an operator process and waits until it is ready; killed after the class. */
+  OperatorInstall.OperatorProcess startOperator(
+      OperatorInstall install, String name, String... jvmOptions) {
+    OperatorInstall.OperatorProcess process = install.start(name, jvmOptions);
+    closeAfterClass.add(process);
+    return process.awaitReady();
+  }
+
+  /** Kills the process at the end of the class (for processes a test starts itself). */
+  <T extends AutoCloseable> T closeAfterClass(T closeable) {
+    closeAfterClass.add(closeable);
+    return closeable;
+  }
+
+  /** The objects of a file rendered from the stock upstream {@code openfga} chart. */
+  static List<HasMetadata> upstreamChart(KubernetesClient client, String file) {
+    String path = "/fixtures/upstream-openfga-chart-0.3.12/" + file;
+    try (InputStream in = RealCluster.class.getResourceAsStream(path)) {
+      if (in == null) {
+        throw new IllegalStateException("missing test resource " + path);
+      }
+      return client.load(in).items();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}
