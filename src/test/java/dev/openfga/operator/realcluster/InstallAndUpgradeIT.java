@@ -3,13 +3,9 @@ package dev.openfga.operator.realcluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubernetes.api.model.ConfigMap;
-import io.fabric8.kubernetes.api.model.apps.Deployment;
-import io.fabric8.kubernetes.api.model.apps.DeploymentCondition;
-import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.DeletionPropagation;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
-import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -18,30 +14,32 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * A first install and an upgrade that really changes the schema, on the real cluster with the real
- * {@code openfga migrate} against PostgreSQL, the operator running under the chart's RBAC.
+ * A first install, an upgrade that really changes the schema, and the Deployment's deletion, on the
+ * real cluster with the real {@code openfga migrate} against PostgreSQL and the operator running
+ * under the chart's RBAC. The methods run in order, on one OpenFGA installation.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class InstallAndUpgradeIT {
   @RegisterExtension static final RealCluster cluster = new RealCluster();
 
-  private static final String NAME = "openfga";
   private static Postgres.Database db;
+  private static OpenFgaView openfga;
 
   @BeforeAll
   static void installOperatorAndOpenFga() {
     db = cluster.postgres().createDatabase("install");
-    OperatorInstall install =
-        cluster.installOperator(cluster.namespace(), "leaderElection: {enabled: false}\n");
-    cluster.startOperator(install, "operator-0");
+    cluster.startOperator(
+        cluster.installOperator(cluster.namespace(), "leaderElection: {enabled: false}\n"),
+        "operator-0");
     KubernetesClient client = cluster.client();
+    openfga = new OpenFgaView(client, cluster.namespace(), "openfga");
     client
-        .resource(UpstreamOpenFga.datastoreSecret(cluster.namespace(), NAME, db.ownerUri()))
+        .resource(UpstreamOpenFga.datastoreSecret(cluster.namespace(), "openfga", db.ownerUri()))
         .create();
     client
         .resource(
             UpstreamOpenFga.operatorMode(
-                client, cluster.namespace(), NAME, Binaries.OLD_OPENFGA, 0, 2))
+                client, cluster.namespace(), "openfga", Binaries.OLD_OPENFGA, 0, 2))
         .create();
   }
 
@@ -50,90 +48,58 @@ class InstallAndUpgradeIT {
   void firstInstallMigratesTheEmptyDatabaseRecordsTheVersionAndScalesUp() {
     await()
         .atMost(Duration.ofMinutes(2))
-        .untilAsserted(() -> assertThat(recordedVersion()).isEqualTo(Binaries.OLD_OPENFGA));
+        .untilAsserted(() -> assertThat(openfga.recordedVersion()).isEqualTo(Binaries.OLD_OPENFGA));
     assertThat(cluster.postgres().schemaRevision(db)).isEqualTo(5);
     await()
         .atMost(Duration.ofSeconds(30))
-        .untilAsserted(() -> assertThat(deployment().getSpec().getReplicas()).isEqualTo(2));
-    // the real Deployment controller makes it Available with the kubelet's Ready pods
+        .untilAsserted(() -> assertThat(openfga.replicas()).isEqualTo(2));
+    // the real Deployment controller makes it Available once the kubelet's pods are Ready
     await()
         .atMost(Duration.ofMinutes(1))
         .untilAsserted(
-            () -> assertThat(condition("Available")).extracting("status").isEqualTo("True"));
-    assertThat(cluster.kubelet().migrateRuns(cluster.namespace(), NAME + "-migrate")).hasSize(1);
-    Job job =
-        cluster
-            .client()
-            .batch()
-            .v1()
-            .jobs()
-            .inNamespace(cluster.namespace())
-            .withName(NAME + "-migrate")
-            .get();
-    assertThat(job.getSpec().getTtlSecondsAfterFinished()).isEqualTo(300);
+            () ->
+                assertThat(openfga.condition("Available"))
+                    .hasValueSatisfying(c -> assertThat(c.getStatus()).isEqualTo("True")));
+    assertThat(cluster.kubelet().migrateRuns(cluster.namespace(), openfga.jobName())).hasSize(1);
+    assertThat(openfga.job().getSpec().getTtlSecondsAfterFinished()).isEqualTo(300);
+    assertThat(openfga.events("MigrationSucceeded")).hasSize(1);
   }
 
   @Test
   @Order(2)
-  void anUpgradeMigratesTheSchemaFromRevision5To6AndTheRecordFollows() {
+  void anUpgradeReplacesTheFinishedJobAndMigratesTheSchemaFrom5To6() {
+    String oldJobUid = openfga.job().getMetadata().getUid();
+    openfga.setVersion(Binaries.NEW_OPENFGA);
+    await()
+        .atMost(Duration.ofMinutes(2))
+        .untilAsserted(() -> assertThat(openfga.recordedVersion()).isEqualTo(Binaries.NEW_OPENFGA));
+    assertThat(cluster.postgres().schemaRevision(db)).isEqualTo(6);
+    // the finished Job went through real foreground deletion before its replacement ran
+    assertThat(openfga.job().getMetadata().getUid()).isNotEqualTo(oldJobUid);
+    assertThat(cluster.kubelet().migrateRuns(cluster.namespace(), openfga.jobName())).hasSize(2);
+    assertThat(cluster.kubelet().maxConcurrentMigrations(cluster.namespace(), openfga.jobName()))
+        .isEqualTo(1);
+    assertThat(openfga.replicas()).isEqualTo(2);
+    assertThat(openfga.condition("MigrationFailed")).isEmpty();
+  }
+
+  @Test
+  @Order(3)
+  void deletingTheDeploymentLetsTheGarbageCollectorRemoveTheJobAndTheRecord() {
     cluster
         .client()
         .apps()
         .deployments()
         .inNamespace(cluster.namespace())
-        .withName(NAME)
-        .edit(
-            d -> {
-              d.getSpec()
-                  .getTemplate()
-                  .getSpec()
-                  .getContainers()
-                  .get(0)
-                  .setImage("openfga/openfga:" + Binaries.NEW_OPENFGA);
-              return d;
-            });
+        .withName("openfga")
+        .withPropagationPolicy(DeletionPropagation.BACKGROUND)
+        .delete();
     await()
-        .atMost(Duration.ofMinutes(2))
-        .untilAsserted(() -> assertThat(recordedVersion()).isEqualTo(Binaries.NEW_OPENFGA));
-    assertThat(cluster.postgres().schemaRevision(db)).isEqualTo(6);
-    List<TestKubelet.Run> runs =
-        cluster.kubelet().migrateRuns(cluster.namespace(), NAME + "-migrate");
-    assertThat(runs).hasSize(2);
-    assertThat(cluster.kubelet().maxConcurrentMigrations(cluster.namespace(), NAME + "-migrate"))
-        .isEqualTo(1);
-    assertThat(deployment().getSpec().getReplicas()).isEqualTo(2);
-    assertThat(condition("MigrationFailed")).isNull();
-  }
-
-  private static Deployment deployment() {
-    return cluster
-        .client()
-        .apps()
-        .deployments()
-        .inNamespace(cluster.namespace())
-        .withName(NAME)
-        .get();
-  }
-
-  private static DeploymentCondition condition(String type) {
-    var status = deployment().getStatus();
-    if (status == null || status.getConditions() == null) {
-      return null;
-    }
-    return status.getConditions().stream()
-        .filter(c -> c.getType().equals(type))
-        .findFirst()
-        .orElse(null);
-  }
-
-  private static String recordedVersion() {
-    ConfigMap record =
-        cluster
-            .client()
-            .configMaps()
-            .inNamespace(cluster.namespace())
-            .withName(NAME + "-migration-status")
-            .get();
-    return record == null ? null : record.getData().get("version");
+        .atMost(Duration.ofMinutes(1))
+        .untilAsserted(
+            () -> {
+              assertThat(openfga.job()).isNull();
+              assertThat(openfga.statusConfigMap()).isNull();
+            });
   }
 }

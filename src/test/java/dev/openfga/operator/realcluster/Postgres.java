@@ -96,7 +96,9 @@ final class Postgres implements AutoCloseable {
     Database db = new Database(name, name + "_owner", name + "_runtime", "pw-" + name, port);
     // one statement a call: CREATE DATABASE cannot run inside psql's implicit transaction
     psql("postgres", "CREATE ROLE %s LOGIN PASSWORD '%s'".formatted(db.owner(), db.password()));
-    psql("postgres", "CREATE ROLE %s LOGIN PASSWORD '%s'".formatted(db.runtimeUser(), db.password()));
+    psql(
+        "postgres",
+        "CREATE ROLE %s LOGIN PASSWORD '%s'".formatted(db.runtimeUser(), db.password()));
     psql("postgres", "CREATE DATABASE %s OWNER %s".formatted(db.name(), db.owner()));
     psql(
         db.name(),

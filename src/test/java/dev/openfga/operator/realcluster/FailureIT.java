@@ -1,0 +1,155 @@
+package dev.openfga.operator.realcluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.apps.DeploymentCondition;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Duration;
+import java.time.Instant;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Failed migrations with the real {@code openfga migrate} and the real Job controller: upstream's
+ * "db outage" and "no db" scenarios, and a wrong password. {@code OPENFGA_TIMEOUT=3s} keeps the
+ * binary's own connection retries short; the cooldown is 10 s, and a failed Job is kept 5 s after
+ * it finished (the next Job comes after the later of the two).
+ */
+class FailureIT {
+  @RegisterExtension static final RealCluster cluster = new RealCluster();
+
+  private static final Duration COOLDOWN = Duration.ofSeconds(10);
+
+  @BeforeAll
+  static void installOperator() {
+    cluster.startOperator(
+        cluster.installOperator(
+            cluster.namespace(),
+            """
+            leaderElection: {enabled: false}
+            retryCooldown: 10s
+            migrationJob: {backoffLimit: 0, ttlSecondsAfterFinished: 5}
+            """),
+        "operator-0");
+  }
+
+  @Test
+  void aDatabaseOutageFailsTheMigrationWithTheRealErrorAndOneRetryAfterTheCooldownSucceeds() {
+    Postgres postgres = cluster.postgres();
+    Postgres.Database db = postgres.createDatabase("outage");
+    OpenFgaView openfga = install("outage", db.ownerUri(), 0, 1);
+    await()
+        .atMost(Duration.ofMinutes(2))
+        .untilAsserted(
+            () -> {
+              assertThat(openfga.recordedVersion()).isEqualTo(Binaries.OLD_OPENFGA);
+              assertThat(openfga.condition("Available"))
+                  .hasValueSatisfying(c -> assertThat(c.getStatus()).isEqualTo("True"));
+            });
+
+    postgres.stop();
+    Instant retryAfter;
+    try {
+      openfga.setVersion(Binaries.NEW_OPENFGA);
+      DeploymentCondition failed = awaitFailed(openfga);
+      assertThat(failed.getMessage())
+          .startsWith("Database migration failed for version v1.10.0. Check migration job logs.")
+          .contains("exit code 1")
+          .containsPattern("(?m)^.*Error: .*connect.*$");
+      // the Deployment controller's conditions are still there, next to the operator's
+      assertThat(openfga.condition("Available"))
+          .hasValueSatisfying(c -> assertThat(c.getStatus()).isEqualTo("True"));
+      assertThat(openfga.condition("Progressing")).isPresent();
+      Event warning = openfga.events("MigrationFailed").get(0);
+      assertThat(warning.getType()).isEqualTo("Warning");
+      assertThat(warning.getMessage()).contains("exit code 1").contains("Error: ");
+      retryAfter = Instant.parse(openfga.annotation("openfga.dev/migration-retry-after"));
+    } finally {
+      postgres.restart();
+    }
+
+    await()
+        .atMost(Duration.ofMinutes(2))
+        .untilAsserted(() -> assertThat(openfga.recordedVersion()).isEqualTo(Binaries.NEW_OPENFGA));
+    assertThat(postgres.schemaRevision(db)).isEqualTo(6);
+    Instant retried = Instant.parse(openfga.job().getMetadata().getCreationTimestamp());
+    assertThat(retried).isAfterOrEqualTo(retryAfter);
+    // the first install, the failed attempt and exactly one retry
+    assertThat(cluster.kubelet().migrateRuns(cluster.namespace(), openfga.jobName())).hasSize(3);
+    assertThat(openfga.events("MigrationFailed")).hasSize(1);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () ->
+                assertThat(openfga.condition("MigrationFailed"))
+                    .hasValueSatisfying(c -> assertThat(c.getStatus()).isEqualTo("False")));
+  }
+
+  @Test
+  void aWrongPasswordIsReportedWithTheDatabasesOwnWordsAndTheAppStaysAtZero() {
+    Postgres.Database db = cluster.postgres().createDatabase("badpassword");
+    OpenFgaView openfga =
+        install("badpassword", db.ownerUri().replace(db.password(), "not-the-password"), 0, 2);
+    DeploymentCondition failed = awaitFailed(openfga);
+    assertThat(failed.getMessage())
+        .contains("exit code 1")
+        .contains("password authentication failed for user \"" + db.owner() + "\"");
+    assertThat(openfga.replicas()).isZero();
+    assertThat(cluster.postgres().schemaRevision(db)).isZero();
+  }
+
+  @Test
+  void aDatabaseThatDoesNotExistIsReportedAndRetriedAfterTheCooldown() {
+    Postgres.Database db = cluster.postgres().createDatabase("nodb");
+    OpenFgaView openfga =
+        install("nodb", db.ownerUri().replace("/" + db.name() + "?", "/no_such_db?"), 0, 2);
+    awaitFailed(openfga);
+    assertThat(openfga.condition("MigrationFailed").orElseThrow().getMessage())
+        .contains("database \"no_such_db\" does not exist");
+    String firstJob = openfga.job().getMetadata().getUid();
+    Instant retryAfter = Instant.parse(openfga.annotation("openfga.dev/migration-retry-after"));
+    // the operator keeps retrying, one Job at a time, never before the recorded time
+    Job retry =
+        await()
+            .atMost(COOLDOWN.multipliedBy(4))
+            .until(
+                openfga::job, job -> job != null && !job.getMetadata().getUid().equals(firstJob));
+    assertThat(Instant.parse(retry.getMetadata().getCreationTimestamp()))
+        .isAfterOrEqualTo(retryAfter);
+    assertThat(cluster.kubelet().maxConcurrentMigrations(cluster.namespace(), openfga.jobName()))
+        .isEqualTo(1);
+    assertThat(openfga.replicas()).isZero();
+  }
+
+  private static OpenFgaView install(String name, String uri, int replicas, int desired) {
+    KubernetesClient client = cluster.client();
+    client.resource(UpstreamOpenFga.datastoreSecret(cluster.namespace(), name, uri)).create();
+    client
+        .resource(
+            UpstreamOpenFga.withEnv(
+                UpstreamOpenFga.operatorMode(
+                    client, cluster.namespace(), name, Binaries.OLD_OPENFGA, replicas, desired),
+                "OPENFGA_TIMEOUT",
+                "3s"))
+        .create();
+    return new OpenFgaView(client, cluster.namespace(), name);
+  }
+
+  private static DeploymentCondition awaitFailed(OpenFgaView openfga) {
+    await()
+        .atMost(Duration.ofMinutes(2))
+        .untilAsserted(
+            () ->
+                assertThat(openfga.condition("MigrationFailed"))
+                    .hasValueSatisfying(c -> assertThat(c.getStatus()).isEqualTo("True")));
+    // the Warning Event follows the condition
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> !openfga.events("MigrationFailed").isEmpty());
+    return openfga.condition("MigrationFailed").orElseThrow();
+  }
+}

@@ -1,0 +1,89 @@
+package dev.openfga.operator.realcluster;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.DeploymentCondition;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * What a person would look at for one OpenFGA Deployment, read fresh from the API server: the
+ * Deployment and its conditions, the operator's status ConfigMap and Job, the Events.
+ */
+record OpenFgaView(KubernetesClient client, String namespace, String name) {
+
+  Deployment deployment() {
+    return client.apps().deployments().inNamespace(namespace).withName(name).get();
+  }
+
+  Optional<DeploymentCondition> condition(String type) {
+    Deployment d = deployment();
+    if (d == null || d.getStatus() == null || d.getStatus().getConditions() == null) {
+      return Optional.empty();
+    }
+    return d.getStatus().getConditions().stream().filter(c -> c.getType().equals(type)).findFirst();
+  }
+
+  /** {@code data.version} of {@code <name>-migration-status}, or null. */
+  String recordedVersion() {
+    ConfigMap record = statusConfigMap();
+    return record == null || record.getData() == null ? null : record.getData().get("version");
+  }
+
+  ConfigMap statusConfigMap() {
+    return client.configMaps().inNamespace(namespace).withName(name + "-migration-status").get();
+  }
+
+  Job job() {
+    return client.batch().v1().jobs().inNamespace(namespace).withName(jobName()).get();
+  }
+
+  String jobName() {
+    return name + "-migrate";
+  }
+
+  Integer replicas() {
+    Deployment d = deployment();
+    return d == null ? null : d.getSpec().getReplicas();
+  }
+
+  /** An annotation of the Deployment, or null. */
+  String annotation(String key) {
+    Map<String, String> annotations = deployment().getMetadata().getAnnotations();
+    return annotations == null ? null : annotations.get(key);
+  }
+
+  /** The Events on the Deployment with this reason, oldest first. */
+  List<Event> events(String reason) {
+    return client.v1().events().inNamespace(namespace).list().getItems().stream()
+        .filter(e -> name.equals(e.getInvolvedObject().getName()))
+        .filter(e -> "Deployment".equals(e.getInvolvedObject().getKind()))
+        .filter(e -> reason.equals(e.getReason()))
+        .sorted(Comparator.comparing(e -> e.getMetadata().getCreationTimestamp()))
+        .toList();
+  }
+
+  /** Changes the image of the OpenFGA container to {@code openfga/openfga:<version>}. */
+  void setVersion(String version) {
+    client
+        .apps()
+        .deployments()
+        .inNamespace(namespace)
+        .withName(name)
+        .edit(
+            d -> {
+              d.getSpec()
+                  .getTemplate()
+                  .getSpec()
+                  .getContainers()
+                  .get(0)
+                  .setImage("openfga/openfga:" + version);
+              return d;
+            });
+  }
+}
