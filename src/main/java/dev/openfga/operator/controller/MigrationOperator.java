@@ -41,14 +41,18 @@ public final class MigrationOperator implements AutoCloseable {
 
   private final Operator operator;
 
+  /** Leader election's state and the Lease release at shutdown; {@code null} without it. */
+  private final Leadership leadership;
+
   /**
    * Set once {@link Operator#start()} has returned. JOSDK holds a lock while it starts, and its
    * runtime information waits for that lock: the probes must not ask before.
    */
   private volatile boolean started;
 
-  private MigrationOperator(Operator operator) {
+  private MigrationOperator(Operator operator, Leadership leadership) {
     this.operator = operator;
+    this.leadership = leadership;
   }
 
   /**
@@ -86,6 +90,14 @@ public final class MigrationOperator implements AutoCloseable {
       String identity,
       boolean exitOnStopLeading,
       MeterRegistry registry) {
+    Leadership leadership =
+        config.leaderElect()
+            ? new Leadership(
+                client,
+                config.leaseNamespace().orElseGet(client::getNamespace),
+                identity,
+                exitOnStopLeading)
+            : null;
     Operator operator =
         new Operator(
             o -> {
@@ -104,13 +116,17 @@ public final class MigrationOperator implements AutoCloseable {
               if (registry != null) {
                 o.withMetrics(MicrometerMetrics.withoutPerResourceMetrics(registry));
               }
-              if (config.leaderElect()) {
+              if (leadership != null) {
+                // JOSDK's own exit on stop-leading calls System.exit from inside our shutdown
+                // hook (the Lease future is cancelled there) and the JVM hangs: Leadership exits
+                // only when the Lease is lost while running
                 o.withLeaderElectionConfiguration(
                     LeaderElectionConfigurationBuilder.aLeaderElectionConfiguration(
                             Keys.LEADER_LEASE)
-                        .withLeaseNamespace(config.leaseNamespace().orElse(null))
+                        .withLeaseNamespace(leadership.namespace())
                         .withIdentity(identity)
-                        .withExitOnStopLeading(exitOnStopLeading)
+                        .withExitOnStopLeading(false)
+                        .withLeaderCallbacks(leadership.callbacks())
                         .build());
               }
             });
@@ -149,7 +165,7 @@ public final class MigrationOperator implements AutoCloseable {
             c.withItemStore(new TrimmingDeploymentStore());
           }
         });
-    return new MigrationOperator(operator);
+    return new MigrationOperator(operator, leadership);
   }
 
   /**
@@ -171,8 +187,15 @@ public final class MigrationOperator implements AutoCloseable {
     return !started || operator.getRuntimeInfo().allEventSourcesAreHealthy();
   }
 
+  /** Stops the controller and, when this instance leads, hands the Lease back at once. */
   @Override
   public void close() {
+    if (leadership != null) {
+      leadership.stopping();
+    }
     operator.stop();
+    if (leadership != null) {
+      leadership.release();
+    }
   }
 }

@@ -1,0 +1,112 @@
+package dev.openfga.operator.controller;
+
+import dev.openfga.operator.model.Keys;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * This instance's part in leader election: whether it leads, what happens when it stops leading,
+ * and the release of the Lease when the process is asked to stop.
+ *
+ * <ul>
+ *   <li>Losing the Lease while running (another instance took it, the API server was unreachable
+ *       past the renew deadline) ends the process, so it restarts as a follower instead of acting
+ *       next to the new leader.
+ *   <li>Stopping (SIGTERM) ends leadership too, but must not call {@code System.exit}: that runs
+ *       inside the shutdown hook and would wait for the hook itself, forever.
+ *   <li>At the stop, a leader writes the Lease back with no holder (as client-go's {@code
+ *       ReleaseOnCancel} does), so another instance takes over within its retry period instead of
+ *       waiting for the lease duration. JOSDK does not release it.
+ * </ul>
+ */
+final class Leadership {
+  private static final Logger LOG = LoggerFactory.getLogger(Leadership.class);
+
+  private final KubernetesClient client;
+  private final String namespace;
+  private final String identity;
+  private final boolean exitOnStopLeading;
+  private final AtomicBoolean leading = new AtomicBoolean();
+  private final AtomicBoolean stopping = new AtomicBoolean();
+  private final AtomicBoolean wasLeader = new AtomicBoolean();
+
+  Leadership(
+      KubernetesClient client, String namespace, String identity, boolean exitOnStopLeading) {
+    this.client = client;
+    this.namespace = namespace;
+    this.identity = identity;
+    this.exitOnStopLeading = exitOnStopLeading;
+  }
+
+  String namespace() {
+    return namespace;
+  }
+
+  LeaderCallbacks callbacks() {
+    return new LeaderCallbacks(
+        () -> {
+          leading.set(true);
+          wasLeader.set(true);
+          LOG.atInfo().addKeyValue("identity", identity).log("Leading");
+        },
+        this::stoppedLeading,
+        leader -> {});
+  }
+
+  /** The process is stopping: stopping to lead from now on is expected. */
+  void stopping() {
+    stopping.set(true);
+  }
+
+  private void stoppedLeading() {
+    leading.set(false);
+    if (stopping.get()) {
+      return;
+    }
+    LOG.atWarn().addKeyValue("identity", identity).log("Lost the leader-election Lease");
+    if (exitOnStopLeading) {
+      // not on this thread: the exit runs the shutdown hook, which stops the elector calling us
+      Thread exit = new Thread(() -> System.exit(1), "exit-after-lost-lease");
+      exit.start();
+    }
+  }
+
+  /**
+   * Writes the Lease back without a holder if this instance still holds it: one conditional update
+   * (a renewal that won the race makes it fail, and the Lease then simply expires).
+   */
+  void release() {
+    if (!wasLeader.get()) {
+      return;
+    }
+    try {
+      Lease lease = client.leases().inNamespace(namespace).withName(Keys.LEADER_LEASE).get();
+      if (lease == null
+          || lease.getSpec() == null
+          || !identity.equals(lease.getSpec().getHolderIdentity())) {
+        return;
+      }
+      ZonedDateTime now = ZonedDateTime.now(ZoneOffset.UTC);
+      lease.getSpec().setHolderIdentity(null);
+      lease.getSpec().setLeaseDurationSeconds(1);
+      lease.getSpec().setRenewTime(now);
+      lease.getSpec().setAcquireTime(now);
+      client.leases().inNamespace(namespace).resource(lease).update();
+      LOG.atInfo()
+          .addKeyValue("lease", Keys.LEADER_LEASE)
+          .log("Released the leader-election Lease");
+    } catch (KubernetesClientException e) {
+      LOG.atWarn()
+          .addKeyValue("lease", Keys.LEADER_LEASE)
+          .addKeyValue("code", e.getCode())
+          .log("Could not release the leader-election Lease; it expires by itself");
+    }
+  }
+}
