@@ -370,6 +370,19 @@ final class ControlPlane implements AutoCloseable {
       processes.get(i).close();
     }
     processes.clear();
+    // the logs stay for a look after a failed run: target/real-cluster-logs/
+    Path logs = Path.of("target", "real-cluster-logs").toAbsolutePath();
+    ChildProcess.run(Duration.ofSeconds(60), "rm", "-rf", logs.toString());
+    ChildProcess.run(
+        Duration.ofSeconds(60),
+        dir,
+        List.of(
+            "bash",
+            "-c",
+            "mkdir -p \"$1\" && find . -name '*.log' -exec cp --parents {} \"$1\" \\;",
+            "copy-logs",
+            logs.toString()),
+        Map.of());
     ChildProcess.run(Duration.ofSeconds(60), "rm", "-rf", dir.toString());
   }
 

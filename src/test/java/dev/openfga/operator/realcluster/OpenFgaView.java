@@ -6,6 +6,8 @@ import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentCondition;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -68,22 +70,21 @@ record OpenFgaView(KubernetesClient client, String namespace, String name) {
         .toList();
   }
 
-  /** Changes the image of the OpenFGA container to {@code openfga/openfga:<version>}. */
+  /**
+   * Changes the image of the OpenFGA container to {@code openfga/openfga:<version>} (a JSON patch:
+   * the Deployment controller writes the status at the same time).
+   */
   void setVersion(String version) {
     client
         .apps()
         .deployments()
         .inNamespace(namespace)
         .withName(name)
-        .edit(
-            d -> {
-              d.getSpec()
-                  .getTemplate()
-                  .getSpec()
-                  .getContainers()
-                  .get(0)
-                  .setImage("openfga/openfga:" + version);
-              return d;
-            });
+        .patch(
+            PatchContext.of(PatchType.JSON),
+            "[{\"op\":\"replace\",\"path\":\"/spec/template/spec/containers/0/image\","
+                + "\"value\":\"openfga/openfga:"
+                + version
+                + "\"}]");
   }
 }

@@ -150,6 +150,73 @@ final class Postgres implements AutoCloseable {
     return ChildProcess.run(Duration.ofSeconds(30), socketDir, command, Map.of());
   }
 
+  /** A table lock held by a session of its own until closed. */
+  final class Lock implements AutoCloseable {
+    private final String application;
+    private final ChildProcess session;
+
+    private Lock(String application, ChildProcess session) {
+      this.application = application;
+      this.session = session;
+    }
+
+    @Override
+    public void close() {
+      psql(
+          "postgres",
+          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '"
+              + application
+              + "'");
+      session.close();
+    }
+  }
+
+  /**
+   * Locks {@code table} of the database (ACCESS EXCLUSIVE) in a session of its own, so whatever
+   * needs the table waits, until the lock is closed; returns once the lock is held.
+   */
+  Lock lockTable(Database db, String table) {
+    String application = "test-lock-" + DATABASES.incrementAndGet();
+    List<String> command =
+        asPostgres(
+            bin.resolve("psql").toString(),
+            "-X",
+            "-q",
+            "-v",
+            "ON_ERROR_STOP=1",
+            "-h",
+            socketDir.toString(),
+            "-p",
+            String.valueOf(port),
+            "-U",
+            "postgres",
+            "-d",
+            db.name(),
+            "-c",
+            "BEGIN; LOCK TABLE " + table + " IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(600);");
+    ChildProcess session =
+        ChildProcess.start(
+            application,
+            command,
+            Map.of("PATH", "/usr/bin:/bin", "PGAPPNAME", application),
+            socketDir,
+            data.getParent().resolve(application + ".log"));
+    Lock lock = new Lock(application, session);
+    Instant deadline = Instant.now().plusSeconds(30);
+    String sleeping =
+        "SELECT count(*) FROM pg_stat_activity WHERE application_name = '"
+            + application
+            + "' AND wait_event = 'PgSleep'";
+    while (!psql("postgres", sleeping).strip().equals("1")) {
+      if (!session.isAlive() || Instant.now().isAfter(deadline)) {
+        lock.close();
+        throw new IllegalStateException("could not lock " + table + ":\n" + session.log());
+      }
+      ControlPlane.sleep(Duration.ofMillis(100));
+    }
+    return lock;
+  }
+
   /** Stops the server (fast shutdown: open connections are closed), as in a database outage. */
   void stop() {
     if (server != null) {

@@ -79,7 +79,7 @@ final class TestKubelet implements AutoCloseable {
     }
   }
 
-  /** A migrate process's life, for the concurrency record. */
+  /** A migrate process's life, for the concurrency record; {@code ended} is null while it runs. */
   record Run(String job, String pod, Instant started, Instant ended) {}
 
   private final KubernetesClient client;
@@ -305,19 +305,24 @@ final class TestKubelet implements AutoCloseable {
       builder.environment().clear();
       builder.environment().putAll(env);
       String job = jobName(pod);
-      Instant began = Instant.now();
+      Run migrate = null;
       run.process = builder.start();
-      ChildProcess.watchdog(run.process.pid());
-      reportRunning(pod, container, run.startedAt);
-      int exitCode = run.process.waitFor();
-      Instant ended = Instant.now();
       if (job != null && args.contains("migrate")) {
-        migrateRuns.add(
+        migrate =
             new Run(
                 pod.getMetadata().getNamespace() + "/" + job,
                 pod.getMetadata().getName(),
-                began,
-                ended));
+                Instant.now(),
+                null);
+        migrateRuns.add(migrate);
+      }
+      ChildProcess.watchdog(run.process.pid());
+      reportRunning(pod, container, run.startedAt);
+      int exitCode = run.process.waitFor();
+      if (migrate != null) {
+        migrateRuns.set(
+            migrateRuns.indexOf(migrate),
+            new Run(migrate.job(), migrate.pod(), migrate.started(), Instant.now()));
       }
       run.finished = true;
       if (!run.deleting) {
