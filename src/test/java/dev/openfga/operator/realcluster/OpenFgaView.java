@@ -45,6 +45,16 @@ record OpenFgaView(KubernetesClient client, String namespace, String name) {
     return client.batch().v1().jobs().inNamespace(namespace).withName(jobName()).get();
   }
 
+  /** The operator's Job for the version has a Ready pod: its {@code openfga migrate} runs. */
+  boolean migrating(String version) {
+    Job job = job();
+    return job != null
+        && job.getMetadata().getAnnotations() != null
+        && version.equals(job.getMetadata().getAnnotations().get("openfga.dev/desired-version"))
+        && job.getStatus() != null
+        && Integer.valueOf(1).equals(job.getStatus().getReady());
+  }
+
   String jobName() {
     return name + "-migrate";
   }

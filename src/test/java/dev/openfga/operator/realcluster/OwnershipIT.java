@@ -1,0 +1,155 @@
+package dev.openfga.operator.realcluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * What the operator does with objects it did not make, on the real API server under the chart's
+ * RBAC: the upstream chart's own Helm hook migration Job (hook mode) is adopted, a hand-made Job
+ * and a foreign ConfigMap in the operator's way are never touched.
+ */
+class OwnershipIT {
+  @RegisterExtension static final RealCluster cluster = new RealCluster();
+
+  @BeforeAll
+  static void installOperator() {
+    cluster.startOperator(
+        cluster.installOperator(cluster.namespace(), "leaderElection: {enabled: false}\n"),
+        "operator-0");
+  }
+
+  @Test
+  void theLegacyHelmHookJobOfTheHookModeChartIsReplacedByTheOperatorsOwn() {
+    KubernetesClient client = cluster.client();
+    Postgres.Database db = cluster.postgres().createDatabase("legacy");
+    client
+        .resource(UpstreamOpenFga.datastoreSecret(cluster.namespace(), "legacy", db.ownerUri()))
+        .create();
+    // hook mode: Helm ran its post-install hook Job, which really migrated the database
+    Job hook =
+        client
+            .resource(
+                UpstreamOpenFga.hookJob(
+                    client, cluster.namespace(), "legacy", Binaries.OLD_OPENFGA))
+            .create();
+    OpenFgaView openfga = new OpenFgaView(client, cluster.namespace(), "legacy");
+    await()
+        .atMost(Duration.ofMinutes(1))
+        .until(() -> openfga.job().getStatus().getSucceeded(), s -> s != null && s == 1);
+
+    // the switch to operator mode: same release, migrations handed to the operator
+    client
+        .resource(
+            UpstreamOpenFga.operatorMode(
+                client, cluster.namespace(), "legacy", Binaries.OLD_OPENFGA, 3, null))
+        .create();
+    await()
+        .atMost(Duration.ofMinutes(1))
+        .untilAsserted(() -> assertThat(openfga.recordedVersion()).isEqualTo(Binaries.OLD_OPENFGA));
+    assertThat(openfga.job().getMetadata().getUid()).isNotEqualTo(hook.getMetadata().getUid());
+    assertThat(openfga.job().getMetadata().getLabels())
+        .containsEntry("app.kubernetes.io/managed-by", "openfga-operator");
+    assertThat(openfga.events("LegacyHookJobAdopted")).hasSize(1);
+    assertThat(cluster.kubelet().migrateRuns(cluster.namespace(), openfga.jobName())).hasSize(2);
+    assertThat(cluster.kubelet().maxConcurrentMigrations(cluster.namespace(), openfga.jobName()))
+        .isEqualTo(1);
+    assertThat(cluster.postgres().schemaRevision(db)).isEqualTo(5);
+    assertThat(openfga.replicas()).isEqualTo(3);
+  }
+
+  @Test
+  void aHandMadeJobWithTheJobsNameIsReportedAndNeverTouched() {
+    KubernetesClient client = cluster.client();
+    Job foreign =
+        client
+            .resource(
+                new JobBuilder()
+                    .withNewMetadata()
+                    .withName("handmade-migrate")
+                    .withNamespace(cluster.namespace())
+                    .withLabels(Map.of("team", "dba"))
+                    .endMetadata()
+                    .withNewSpec()
+                    .withNewTemplate()
+                    .withNewSpec()
+                    .withRestartPolicy("Never")
+                    .addNewContainer()
+                    .withName("backup")
+                    .withImage("postgres:15")
+                    .withArgs("pg_dump")
+                    .endContainer()
+                    .endSpec()
+                    .endTemplate()
+                    .endSpec()
+                    .build())
+            .create();
+    OpenFgaView openfga = deploy("handmade");
+    await()
+        .atMost(Duration.ofMinutes(1))
+        .until(() -> !openfga.events("MigrationJobConflict").isEmpty());
+    assertThat(openfga.events("MigrationJobConflict").get(0).getType()).isEqualTo("Warning");
+    ControlPlane.sleep(Duration.ofSeconds(3)); // time enough to do something wrong
+    Job now = openfga.job();
+    assertThat(now.getMetadata().getUid()).isEqualTo(foreign.getMetadata().getUid());
+    assertThat(now.getMetadata().getDeletionTimestamp()).isNull();
+    assertThat(now.getMetadata().getLabels()).isEqualTo(foreign.getMetadata().getLabels());
+    assertThat(now.getMetadata().getAnnotations())
+        .isEqualTo(foreign.getMetadata().getAnnotations());
+    assertThat(now.getMetadata().getOwnerReferences()).isEmpty();
+    assertThat(now.getSpec().getTtlSecondsAfterFinished()).isNull();
+    assertThat(openfga.statusConfigMap()).isNull();
+    assertThat(openfga.replicas()).isZero();
+  }
+
+  @Test
+  void aForeignConfigMapWithTheRecordsNameIsReportedNeverOverwrittenAndNoMigrationRuns() {
+    KubernetesClient client = cluster.client();
+    ConfigMap foreign =
+        client
+            .resource(
+                new ConfigMapBuilder()
+                    .withNewMetadata()
+                    .withName("foreigncm-migration-status")
+                    .withNamespace(cluster.namespace())
+                    .endMetadata()
+                    .withData(Map.of("version", "someone else's"))
+                    .build())
+            .create();
+    OpenFgaView openfga = deploy("foreigncm");
+    await()
+        .atMost(Duration.ofMinutes(1))
+        .until(() -> !openfga.events("MigrationStatusConflict").isEmpty());
+    ControlPlane.sleep(Duration.ofSeconds(3));
+    ConfigMap now = openfga.statusConfigMap();
+    assertThat(now.getMetadata().getResourceVersion())
+        .isEqualTo(foreign.getMetadata().getResourceVersion());
+    assertThat(now.getData()).isEqualTo(foreign.getData());
+    assertThat(openfga.job()).isNull();
+    assertThat(cluster.kubelet().migrateRuns(cluster.namespace(), openfga.jobName())).isEmpty();
+  }
+
+  private static OpenFgaView deploy(String name) {
+    KubernetesClient client = cluster.client();
+    Postgres.Database db = cluster.postgres().createDatabase(name);
+    client
+        .resource(UpstreamOpenFga.datastoreSecret(cluster.namespace(), name, db.ownerUri()))
+        .create();
+    client
+        .resource(
+            UpstreamOpenFga.operatorMode(
+                client, cluster.namespace(), name, Binaries.OLD_OPENFGA, 0, 2))
+        .create();
+    return new OpenFgaView(client, cluster.namespace(), name);
+  }
+}
