@@ -68,9 +68,10 @@ public enum Flag {
       "--failure-log-lines",
       "N",
       "20",
-      "Lines of a failed migration pod's log (at most 2 KiB) put into the MigrationFailed Event and"
-          + " condition before the Job is ever deleted; needs pods get/list and pods/log get. 0"
-          + " turns it off (0 to 1000)."),
+      "At most this many lines of a failed migration pod's log (the Error: lines of openfga"
+          + " migrate and a few before them, credentials masked, at most 2 KiB) put into the"
+          + " MigrationFailed Event and condition before the Job is ever deleted; needs pods list"
+          + " and pods/log get. 0 turns it off (0 to 1000)."),
   LOG_FORMAT("--log-format", "text|json", "text", "Log format: text (one line each) or json."),
   LOG_LEVEL(
       "--log-level",

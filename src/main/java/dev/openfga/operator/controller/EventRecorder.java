@@ -49,7 +49,7 @@ public final class EventRecorder {
   public boolean emit(
       Deployment deployment, EventReason reason, String message, String key, Instant now) {
     String uid = deployment.getMetadata().getUid();
-    String name = eventName(deployment.getMetadata().getName(), uid + "/" + reason + "/" + key);
+    String name = Names.event(deployment.getMetadata().getName(), uid + "/" + reason + "/" + key);
     if (!emitted.add(deployment.getMetadata().getNamespace() + "/" + name)) {
       return false;
     }
@@ -95,10 +95,5 @@ public final class EventRecorder {
       }
       return false;
     }
-  }
-
-  static String eventName(String deployment, String key) {
-    String prefix = deployment.length() > 200 ? deployment.substring(0, 200) : deployment;
-    return prefix + "." + Names.shortHash(key) + Names.shortHash(key + "#");
   }
 }

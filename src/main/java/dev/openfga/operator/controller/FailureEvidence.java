@@ -1,5 +1,6 @@
 package dev.openfga.operator.controller;
 
+import dev.openfga.operator.model.FailureLog;
 import dev.openfga.operator.model.Keys;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -11,20 +12,53 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Reads what a failed migration Job's pod left behind — its exit code and reason and the last lines
- * of its log — once, while the pod still exists, so that the evidence outlives the Job. The
+ * Reads what a failed migration Job's pod left behind — its exit code and reason and the {@code
+ * Error:} lines of {@code openfga migrate} ({@link FailureLog}) — once, while the pod still exists,
+ * so that the evidence outlives the Job, and masks credentials before anything is copied. The
  * operator reads Pods only here, directly from the API (they are never cached).
+ *
+ * <p>The reads are bounded: a client of their own that never retries and gives up after {@link
+ * #TIMEOUT} (a failing {@code pods/log}, e.g. a node whose kubelet is unreachable, would otherwise
+ * be retried about 11 times, for minutes, while the failure waits to be recorded).
  */
 final class FailureEvidence {
   /** The most of the log kept. */
   static final int MAX_BYTES = 2048;
 
+  /** The most of the log read: the Error: line is followed by about 20 lines of usage text. */
+  static final int READ_LINES = 200;
+
+  static final int READ_BYTES = 32 * 1024;
+
+  /** How long one read of the pod list or the log may take. */
+  static final java.time.Duration TIMEOUT = java.time.Duration.ofSeconds(5);
+
   private final KubernetesClient client;
   private final int lines;
 
+  /**
+   * @param client the operator's client; the reads use a copy of its configuration without retries
+   *     and with a short timeout
+   */
   FailureEvidence(KubernetesClient client, int lines) {
-    this.client = client;
+    this.client = lines > 0 ? bounded(client) : client;
     this.lines = lines;
+  }
+
+  private static KubernetesClient bounded(KubernetesClient client) {
+    return OperatorClient.create(
+        new io.fabric8.kubernetes.client.ConfigBuilder(client.getConfiguration())
+            .withRequestRetryBackoffLimit(0)
+            .withRequestTimeout((int) TIMEOUT.toMillis())
+            .withConnectionTimeout((int) TIMEOUT.toMillis())
+            .build());
+  }
+
+  /** Closes the bounded client. */
+  void close() {
+    if (lines > 0) {
+      client.close();
+    }
   }
 
   boolean enabled() {
@@ -62,20 +96,31 @@ final class FailureEvidence {
               .inNamespace(ns)
               .withName(pod.getMetadata().getName())
               .inContainer(Keys.MIGRATION_CONTAINER)
-              .limitBytes(MAX_BYTES)
-              .tailingLines(lines)
+              .limitBytes(READ_BYTES)
+              .tailingLines(Math.max(lines, READ_LINES))
               .getLog();
     } catch (KubernetesClientException e) {
       log = null;
+      text.append(" Its log could not be read (")
+          .append(e.getCode() > 0 ? "HTTP " + e.getCode() : "no answer")
+          .append(").");
     }
     if (log != null && !log.isBlank()) {
-      String tail = log.strip();
-      if (tail.length() > MAX_BYTES) {
-        tail = tail.substring(tail.length() - MAX_BYTES);
+      String excerpt = FailureLog.excerpt(log, lines);
+      if (excerpt.length() > MAX_BYTES) {
+        // the excerpt starts at the Error: line or just before it: keep its head
+        excerpt = excerpt.substring(0, MAX_BYTES);
       }
-      text.append(" Last log lines:\n").append(tail);
+      text.append(" Log:\n").append(excerpt);
     }
-    return text.toString();
+    return FailureLog.redact(text.toString(), secrets(job));
+  }
+
+  /** The literal datastore credentials the Job's pod was given (copied from the Deployment). */
+  private static List<String> secrets(Job job) {
+    return job.getSpec().getTemplate().getSpec().getContainers().stream()
+        .flatMap(c -> FailureLog.literalSecrets(c).stream())
+        .toList();
   }
 
   private List<Pod> podsOf(String ns, String label, String uid) {

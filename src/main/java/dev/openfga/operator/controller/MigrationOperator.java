@@ -50,9 +50,12 @@ public final class MigrationOperator implements AutoCloseable {
    */
   private volatile boolean started;
 
-  private MigrationOperator(Operator operator, Leadership leadership) {
+  private final FailureEvidence evidence;
+
+  private MigrationOperator(Operator operator, Leadership leadership, FailureEvidence evidence) {
     this.operator = operator;
     this.leadership = leadership;
+    this.evidence = evidence;
   }
 
   /**
@@ -130,13 +133,14 @@ public final class MigrationOperator implements AutoCloseable {
                         .build());
               }
             });
+    FailureEvidence evidence = new FailureEvidence(client, config.failureLogLines());
     MigrationReconciler reconciler =
         new MigrationReconciler(
             new Planner(config.policy()),
             client,
             new EventRecorder(client, identity),
             registry == null ? MigrationMetrics.none() : new MigrationMetrics(registry),
-            new FailureEvidence(client, config.failureLogLines()),
+            evidence,
             clock);
     GenericRetry retry =
         new GenericRetry()
@@ -165,7 +169,7 @@ public final class MigrationOperator implements AutoCloseable {
             c.withItemStore(new TrimmingDeploymentStore());
           }
         });
-    return new MigrationOperator(operator, leadership);
+    return new MigrationOperator(operator, leadership, evidence);
   }
 
   /**
@@ -197,5 +201,6 @@ public final class MigrationOperator implements AutoCloseable {
     if (leadership != null) {
       leadership.release();
     }
+    evidence.close();
   }
 }

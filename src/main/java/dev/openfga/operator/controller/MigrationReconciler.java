@@ -122,17 +122,19 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
           return UpdateControl.noUpdate();
         }
         o = o.withDeployment(full);
-        // The caches hold only the operator's own objects. Before a Job is created, look up both
-        // names once directly: a foreign status ConfigMap must be found before a migration runs,
-        // and a foreign Job (a legacy Helm hook, a hand-made one) is handled rather than tried
-        // again and again.
-        if (o.statusConfigMap().isEmpty()) {
-          ConfigMap direct =
-              client.configMaps().inNamespace(ns).withName(Names.statusConfigMap(name)).get();
-          if (direct != null) {
-            o = o.withStatusConfigMap(direct);
-          }
-        }
+        // Before a Job is created, read both names directly: the record, because the cache can
+        // lag behind (a migration already recorded must not run again) and holds only the
+        // operator's own ConfigMaps (a foreign one must be found before a migration runs); the
+        // Job, so that a foreign one (a legacy Helm hook, a hand-made one) is handled rather than
+        // tried again and again.
+        o =
+            o.withStatusConfigMap(
+                Optional.ofNullable(
+                    client
+                        .configMaps()
+                        .inNamespace(ns)
+                        .withName(Names.statusConfigMap(name))
+                        .get()));
         Job directJob = client.batch().v1().jobs().inNamespace(ns).withName(Names.job(name)).get();
         if (directJob != null) {
           o = o.withJob(directJob);
@@ -153,11 +155,12 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
           run(plan, o);
         }
       } catch (KubernetesClientException e) {
-        if (e.getCode() != 409) {
+        if (e.getCode() != 409 && e.getCode() != 404) {
           throw e;
         }
-        // Someone changed an object between our read and our conditional write: look again.
-        LOG.debug("write conflict, looking again: {}", e.getMessage());
+        // Someone changed an object between our read and our conditional write (409), or deleted
+        // it (404: e.g. the failed Job, to retry at once): look again, nothing is wrong.
+        LOG.debug("write target changed or gone, looking again: {}", e.getMessage());
         return UpdateControl.<Deployment>noUpdate().rescheduleAfter(Timing.SHORT);
       }
       record(deployment, plan, o.now(), context);

@@ -112,6 +112,9 @@ public final class MigrationJob {
         .withNewSpec()
         .withBackoffLimit(spec.backoffLimit())
         .withActiveDeadlineSeconds(spec.activeDeadlineSeconds())
+        // a replacement pod only once the old one has failed, never while it terminates: two
+        // openfga migrate at once fail each other
+        .withPodReplacementPolicy("Failed")
         .withNewTemplate()
         .withNewMetadata()
         .withLabels(podLabels())
@@ -119,6 +122,7 @@ public final class MigrationJob {
         .withNewSpec()
         .withRestartPolicy("Never")
         .withServiceAccountName(serviceAccount.orElse(pod.getServiceAccountName()))
+        .withAutomountServiceAccountToken(pod.getAutomountServiceAccountToken())
         .withImagePullSecrets(
             list(pod.getImagePullSecrets()).stream()
                 .map(s -> new LocalObjectReferenceBuilder(s).build())

@@ -20,6 +20,9 @@ public final class Names {
   /** ConfigMap names are DNS subdomains. */
   static final int CONFIG_MAP_NAME_MAX = 253;
 
+  /** Event names are DNS subdomains too. */
+  static final int EVENT_NAME_MAX = 253;
+
   public static final String JOB_SUFFIX = "-migrate";
   public static final String STATUS_SUFFIX = "-migration-status";
 
@@ -29,6 +32,14 @@ public final class Names {
 
   public static String statusConfigMap(String deployment) {
     return fit(deployment, STATUS_SUFFIX, CONFIG_MAP_NAME_MAX);
+  }
+
+  /**
+   * The name of the Event for a transition of the Deployment: the Deployment name (shortened by the
+   * same rule), {@code .} and 16 hex characters of the transition's key.
+   */
+  public static String event(String deployment, String key) {
+    return fit(deployment, "." + shortHash(key) + shortHash(key + "#"), EVENT_NAME_MAX);
   }
 
   static String fit(String base, String suffix, int max) {

@@ -32,7 +32,12 @@ public record Observation(
   }
 
   public Observation withStatusConfigMap(ConfigMap configMap) {
-    return new Observation(deployment, Optional.of(configMap), job, now, failureEvidence);
+    return withStatusConfigMap(Optional.of(configMap));
+  }
+
+  /** The record as read directly from the API ({@code empty}: there is none). */
+  public Observation withStatusConfigMap(Optional<ConfigMap> configMap) {
+    return new Observation(deployment, configMap, job, now, failureEvidence);
   }
 
   public Observation withJob(Job found) {

@@ -224,6 +224,14 @@ public final class Planner {
     }
     if (!MigrationJob.isTrusted(job, d)) {
       if (MigrationJob.isLegacyHelmHook(job, d)) {
+        if (MigrationJob.isRunning(job)) {
+          // ADR 0003: a running openfga migrate is never interrupted, not even Helm's own
+          return new Plan(
+              State.MIGRATING,
+              "letting the running legacy Helm hook Job finish before adopting it",
+              steps,
+              after(Timing.WHILE_RUNNING));
+        }
         steps.add(new DeleteJob("legacy Helm hook Job of the same release"));
         steps.add(
             new Emit(
@@ -318,9 +326,11 @@ public final class Planner {
     Optional<Instant> recordedRetain =
         Optional.ofNullable(MigrationJob.annotation(job, Keys.RETAIN_UNTIL))
             .flatMap(Timestamps::parse);
+    // every time written counts from the Job's own failure, not from when it was looked at
+    Instant failedAt = Timing.failedAt(job).orElse(now);
     Instant retryAfter =
         recordedRetry.orElseGet(
-            () -> Timing.retryAfter(s.retryAfter(), now, policy.retryCooldown()));
+            () -> Timing.retryAfter(s.retryAfter(), failedAt, policy.retryCooldown()));
     boolean finished = MigrationJob.hasCondition(job, "Failed");
     Optional<Instant> finishedAt =
         finished ? Timing.finishedAt(job).or(() -> Optional.of(now)) : Optional.empty();
@@ -351,6 +361,15 @@ public final class Planner {
               finishedAt, retainUntil, retryAfter, now, policy.ttlSecondsAfterFinished());
       steps.add(new PatchJob(jobTtl, retention));
     }
+    // when the next Job is really created: the failed one is kept until retainUntil
+    Instant nextJobAt =
+        Timing.retainUntil(
+            finishedAt.or(() -> Optional.of(failedAt)),
+            policy.ttlSecondsAfterFinished(),
+            retryAfter);
+    if (retainUntil.isAfter(nextJobAt)) {
+      nextJobAt = retainUntil;
+    }
     String why =
         MigrationJob.condition(job, "Failed")
             .or(() -> MigrationJob.condition(job, "FailureTarget"))
@@ -368,14 +387,11 @@ public final class Planner {
                 + failedVersion
                 + why
                 + "; retrying after "
-                + Timestamps.format(retryAfter)
+                + Timestamps.format(nextJobAt)
                 + evidence.map(e -> ". " + e).orElse(""),
             "failed/" + job.getMetadata().getUid()));
     String summary =
-        "migration to "
-            + failedVersion
-            + " failed; retrying after "
-            + Timestamps.format(retryAfter);
+        "migration to " + failedVersion + " failed; retrying after " + Timestamps.format(nextJobAt);
     if (!finished) {
       return new Plan(State.FAILED, summary, steps, after(Timing.WHILE_RUNNING));
     }

@@ -45,6 +45,18 @@ public final class Timing {
   }
 
   /**
+   * When the Job failed: the time of its {@code Failed} condition, else of its {@code
+   * FailureTarget} condition (the pod had ended). What the retry deadline counts from, never a
+   * clock read before a slow call.
+   */
+  public static Optional<Instant> failedAt(Job job) {
+    return MigrationJob.condition(job, "Failed")
+        .or(() -> MigrationJob.condition(job, "FailureTarget"))
+        .map(JobCondition::getLastTransitionTime)
+        .flatMap(Timestamps::parse);
+  }
+
+  /**
    * How long a failed Job is kept: until the retry deadline and at least the diagnostics window
    * ({@code ttlSecondsAfterFinished}) after it finished. Unfinished (FailureTarget only): until the
    * retry deadline, provisionally.

@@ -267,6 +267,22 @@ class MigrationJobTest {
   class Spec {
 
     @Test
+    void replacesAPodOnlyOnceItHasFailedNeverWhileItTerminates() {
+      assertThat(build(rich()).getSpec().getPodReplacementPolicy()).isEqualTo("Failed");
+    }
+
+    @Test
+    void copiesAutomountServiceAccountTokenOfThePod() {
+      Deployment off = rich();
+      off.getSpec().getTemplate().getSpec().setAutomountServiceAccountToken(false);
+
+      assertThat(build(off).getSpec().getTemplate().getSpec().getAutomountServiceAccountToken())
+          .isFalse();
+      assertThat(build(rich()).getSpec().getTemplate().getSpec().getAutomountServiceAccountToken())
+          .isNull();
+    }
+
+    @Test
     void hasTheIdentityOfTheMigrationJob() {
       Job job = build(rich());
 

@@ -89,6 +89,36 @@ class NamesTest {
     assertThat(job).hasSizeLessThanOrEqualTo(63).matches(DNS_LABEL).doesNotContain("--", "-.");
   }
 
+  @ParameterizedTest
+  @ValueSource(strings = {"-", "."})
+  void givesEventsOfLongDeploymentsValidNamesWhereverTheCutFalls(String separator) {
+    // valid Deployment names with the separator where a cut may fall: right after it (the old
+    // rule cut at 200 characters; shortening keeps 227)
+    for (int at : new int[] {199, 226}) {
+      for (int length : new int[] {220, 237, 253}) {
+        if (at + 2 > length) {
+          continue;
+        }
+        String deployment = "a".repeat(at) + separator + "b".repeat(length - at - 1);
+
+        String event = Names.event(deployment, "uid/MigrationStarted/started/v1.9.0");
+
+        assertThat(event)
+            .as("event name for a Deployment of %d characters", length)
+            .hasSizeLessThanOrEqualTo(253)
+            .matches(DNS_SUBDOMAIN);
+        assertThat(Names.event(deployment, "another key")).isNotEqualTo(event);
+      }
+    }
+  }
+
+  @Test
+  void keepsTheEventNameOfAShortDeploymentReadable() {
+    assertThat(Names.event("openfga", "k"))
+        .startsWith("openfga.")
+        .hasSize("openfga.".length() + 16);
+  }
+
   @Test
   void hashesWithEightHexCharacters() {
     assertThat(Names.shortHash("openfga")).matches("[0-9a-f]{8}");

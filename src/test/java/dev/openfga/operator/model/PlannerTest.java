@@ -1120,6 +1120,19 @@ class PlannerTest {
       assertThat(only(create, CreateJob.class).version()).isEqualTo("v1.18.3");
     }
 
+    @Test
+    void letsARunningHookJobFinishBeforeAdoptingIt() {
+      Deployment d = chartDeployment();
+      Job running = chartHookJob().withNewStatus().withActive(1).withReady(1).endStatus().build();
+
+      Plan plan = planner.plan(observe(d, null, running, NOW));
+
+      assertThat(plan.state()).isEqualTo(State.MIGRATING);
+      assertThat(plan.steps()).isEmpty();
+      assertThat(plan.summary()).contains("legacy Helm hook Job finish");
+      assertThat(plan.next()).isEqualTo(after(10));
+    }
+
     @ParameterizedTest(name = "{0}={1}")
     @CsvSource({
       "app.kubernetes.io/instance, other-release",
@@ -1292,6 +1305,20 @@ class PlannerTest {
     private final Deployment d = Fixtures.deployment().replicas(0).desiredReplicas(3).build();
 
     @Test
+    void countsTheRetryDeadlineFromTheJobsFailureNotFromWhenItIsSeen() {
+      // the failure is seen 90 s late (an operator restart, a slow evidence read)
+      Job failed = Fixtures.job(d, "v1.14.0").failed(NOW.minusSeconds(90)).build();
+
+      Plan plan = planner.plan(observe(d, null, failed, NOW));
+
+      assertThat(plan.steps()).contains(new SetRetryAfter(NOW.minusSeconds(30)));
+      assertThat(only(plan, PatchJob.class).annotations())
+          .containsEntry(Keys.RETRY_AFTER, "2025-12-31T23:59:30Z")
+          .containsEntry(Keys.RETAIN_UNTIL, "2026-01-01T00:03:30Z");
+      assertThat(event(plan).message()).contains("retrying after 2026-01-01T00:03:30Z");
+    }
+
+    @Test
     void recordsTheFailureAndRetainsTheJob() {
       Job failed = Fixtures.job(d, "v1.14.0").failed(NOW).build();
 
@@ -1310,8 +1337,9 @@ class PlannerTest {
           .isEqualTo(new PatchJob(600, retention(NOW.plusSeconds(60), NOW.plusSeconds(300))));
       assertThat(event(plan).reason()).isEqualTo(EventReason.MigrationFailed);
       assertThat(event(plan).reason().warning()).isTrue();
+      // the next Job comes when the failed one is no longer kept: after the diagnostics window
       assertThat(event(plan).message())
-          .contains("openfga-migrate", "v1.14.0", "2026-01-01T00:01:00Z");
+          .contains("openfga-migrate", "v1.14.0", "retrying after 2026-01-01T00:05:00Z");
       assertThat(plan.next()).isEqualTo(after(300));
     }
 

@@ -1,0 +1,122 @@
+package dev.openfga.operator.model;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * What of a failed {@code openfga migrate}'s log is worth copying into an Event, a condition and an
+ * annotation, and the redaction that comes before any copy. Pure.
+ *
+ * <p>On failure {@code openfga migrate} prints one {@code Error: ...} line (sometimes with
+ * tab-indented continuation lines) and then cobra's whole usage text ({@code Usage:}, {@code
+ * Flags:}, ...), so the last lines of the log are the usage, not the error. The excerpt is the
+ * {@code Error:} lines and the few lines before them, without the usage; a log without an {@code
+ * Error:} line keeps its last lines.
+ *
+ * <p>The Deployment's status and Events are readable by far more people than its Secrets, and a
+ * malformed URI makes {@code openfga migrate} print the whole URI, password included: so {@code
+ * scheme://user:password@}, {@code password=...} and the literal datastore URI and password values
+ * of the migration container are masked.
+ */
+public final class FailureLog {
+  /** Lines kept before the first {@code Error:} line. */
+  static final int CONTEXT_LINES = 3;
+
+  /** What replaces a secret. */
+  public static final String MASK = "***";
+
+  private static final Pattern USERINFO =
+      Pattern.compile("([A-Za-z][A-Za-z0-9+.-]*://)([^:/@\\s\"']*):([^@\\s\"']*)@");
+  private static final Pattern PASSWORD =
+      Pattern.compile("(?i)(password\\s*[=:]\\s*)('[^']*'|\"[^\"]*\"|[^\\s,;&]+)");
+
+  /** The environment variables whose literal values are secrets. */
+  private static final List<String> SECRET_ENV =
+      List.of("OPENFGA_DATASTORE_URI", "OPENFGA_DATASTORE_PASSWORD");
+
+  private FailureLog() {}
+
+  /**
+   * The lines of {@code log} to keep, at most {@code maxLines}: from {@link #CONTEXT_LINES} before
+   * the first {@code Error:} line up to (not including) the usage text after it; without an {@code
+   * Error:} line, the last lines.
+   */
+  public static String excerpt(String log, int maxLines) {
+    List<String> lines = log.strip().lines().toList();
+    int error = -1;
+    for (int i = 0; i < lines.size(); i++) {
+      if (lines.get(i).startsWith("Error: ")) {
+        error = i;
+        break;
+      }
+    }
+    List<String> kept;
+    if (error < 0) {
+      kept = lines.subList(Math.max(0, lines.size() - maxLines), lines.size());
+    } else {
+      int end = error + 1;
+      while (end < lines.size() && !isUsage(lines.get(end))) {
+        end++;
+      }
+      int start = Math.max(0, error - CONTEXT_LINES);
+      // the Error: lines win over the context when the lines are few
+      start = Math.max(start, Math.min(error, end - maxLines));
+      kept = lines.subList(start, Math.min(end, start + maxLines));
+    }
+    return String.join("\n", kept);
+  }
+
+  private static boolean isUsage(String line) {
+    return line.equals("Usage:") || line.startsWith("Usage: ");
+  }
+
+  /** {@code text} with credentials and the given literal values masked. */
+  public static String redact(String text, Collection<String> literals) {
+    String out = text;
+    // longest first: a URI is masked before the password inside it
+    List<String> sorted = new ArrayList<>(literals);
+    sorted.sort(Comparator.comparingInt(String::length).reversed());
+    for (String literal : sorted) {
+      // very short values would mask ordinary words
+      if (literal.length() >= 4) {
+        out = out.replace(literal, MASK);
+      }
+    }
+    out =
+        USERINFO
+            .matcher(out)
+            .replaceAll(m -> Matcher.quoteReplacement(m.group(1) + m.group(2) + ":" + MASK + "@"));
+    return PASSWORD.matcher(out).replaceAll(m -> Matcher.quoteReplacement(m.group(1) + MASK));
+  }
+
+  /**
+   * The literal (not {@code valueFrom}) datastore URI and password of the container, and the
+   * password inside a literal URI: the values that are never copied anywhere.
+   */
+  public static List<String> literalSecrets(Container container) {
+    List<String> secrets = new ArrayList<>();
+    if (container.getEnv() == null) {
+      return secrets;
+    }
+    for (EnvVar env : container.getEnv()) {
+      if (SECRET_ENV.contains(env.getName())
+          && env.getValue() != null
+          && !env.getValue().isBlank()) {
+        secrets.add(env.getValue());
+        Matcher userinfo = USERINFO.matcher(env.getValue());
+        while (userinfo.find()) {
+          if (!userinfo.group(3).isEmpty()) {
+            secrets.add(userinfo.group(3));
+          }
+        }
+      }
+    }
+    return secrets;
+  }
+}

@@ -1,0 +1,116 @@
+package dev.openfga.operator.model;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class FailureLogTest {
+
+  /** What openfga migrate v1.8.16 prints when the database is down (measured). */
+  private static final String REFUSED =
+      """
+      2026/12/01 09:00:00 current version 0
+      Error: failed to initialize database connection: failed to connect to `user=openfga database=x`:
+      \t127.0.0.1:1 (127.0.0.1): dial error: dial tcp 127.0.0.1:1: connect: connection refused
+      \t127.0.0.1:1 (127.0.0.1): dial error: dial tcp 127.0.0.1:1: connect: connection refused
+      Usage:
+        openfga migrate [flags]
+
+      Flags:
+            --datastore-engine string     (required) the datastore engine that will be used for persistence
+            --datastore-uri string        (required) the connection uri of the database (e.g. 'postgres://postgres:password@localhost:5432/postgres')
+        -h, --help                        help for migrate
+            --timeout duration            a timeout (default 1m0s)
+      """;
+
+  @Test
+  void keepsTheErrorLinesAndTheLinesBeforeThemButNotTheUsageText() {
+    assertThat(FailureLog.excerpt(REFUSED, 20))
+        .isEqualTo(
+            """
+            2026/12/01 09:00:00 current version 0
+            Error: failed to initialize database connection: failed to connect to `user=openfga database=x`:
+            \t127.0.0.1:1 (127.0.0.1): dial error: dial tcp 127.0.0.1:1: connect: connection refused
+            \t127.0.0.1:1 (127.0.0.1): dial error: dial tcp 127.0.0.1:1: connect: connection refused""");
+  }
+
+  @Test
+  void keepsAtMostThreeLinesBeforeTheError() {
+    String log = "one\ntwo\nthree\nfour\nfive\nError: boom\nUsage:\n  openfga migrate [flags]\n";
+
+    assertThat(FailureLog.excerpt(log, 20)).isEqualTo("three\nfour\nfive\nError: boom");
+  }
+
+  @Test
+  void givesTheErrorLinesPrecedenceWhenFewLinesAreKept() {
+    assertThat(FailureLog.excerpt(REFUSED, 2))
+        .startsWith("Error: failed to initialize")
+        .endsWith("connection refused")
+        .hasLineCount(2);
+  }
+
+  @Test
+  void keepsTheLastLinesOfALogWithoutAnErrorLine() {
+    assertThat(FailureLog.excerpt("a\nb\nc\nd\n", 2)).isEqualTo("c\nd");
+  }
+
+  @Test
+  void masksThePasswordOfEveryUri() {
+    String line =
+        "Error: invalid database uri: parse \"postgres://openfga:open%zz@127.0.0.1:1/x\": invalid"
+            + " URL escape \"%zz\"";
+
+    assertThat(FailureLog.redact(line, List.of()))
+        .isEqualTo(
+            "Error: invalid database uri: parse \"postgres://openfga:***@127.0.0.1:1/x\": invalid"
+                + " URL escape \"%zz\"")
+        .doesNotContain("open%zz");
+  }
+
+  @Test
+  void masksPasswordSettings() {
+    assertThat(FailureLog.redact("dsn host=db user=u password=s3cret sslmode=disable", List.of()))
+        .isEqualTo("dsn host=db user=u password=*** sslmode=disable");
+    assertThat(FailureLog.redact("password: 'with space'", List.of())).isEqualTo("password: ***");
+  }
+
+  @Test
+  void masksTheLiteralCredentialsOfTheContainer() {
+    var container =
+        new ContainerBuilder()
+            .addNewEnv()
+            .withName("OPENFGA_DATASTORE_URI")
+            .withValue("mysql://fga:hunter22@tcp(db:3306)/fga")
+            .endEnv()
+            .addNewEnv()
+            .withName("OPENFGA_DATASTORE_PASSWORD")
+            .withValue("correct-horse")
+            .endEnv()
+            .addNewEnv()
+            .withName("OPENFGA_DATASTORE_ENGINE")
+            .withValue("mysql")
+            .endEnv()
+            .build();
+    List<String> secrets = FailureLog.literalSecrets(container);
+
+    assertThat(secrets)
+        .containsExactlyInAnyOrder(
+            "mysql://fga:hunter22@tcp(db:3306)/fga", "hunter22", "correct-horse");
+    String text =
+        "Error: Access denied (using password: YES) for correct-horse; tried hunter22 at"
+            + " mysql://fga:hunter22@tcp(db:3306)/fga";
+    assertThat(FailureLog.redact(text, secrets))
+        .doesNotContain("hunter22", "correct-horse")
+        .startsWith("Error: Access denied")
+        .endsWith("for ***; tried *** at ***");
+  }
+
+  @Test
+  void leavesTextWithoutCredentialsAlone() {
+    String line = "Error: FATAL: database \"no_such_db\" does not exist (SQLSTATE 3D000)";
+
+    assertThat(FailureLog.redact(line, List.of("ab"))).isEqualTo(line);
+  }
+}

@@ -1,0 +1,85 @@
+package dev.openfga.operator.realcluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The migration Job's pod under the real Job controller and admission: a pod deleted mid-migration
+ * (a node drain, an eviction) is not replaced while it still terminates.
+ */
+class MigrationPodIT {
+  @RegisterExtension static final RealCluster cluster = new RealCluster();
+
+  @BeforeAll
+  static void installOperator() {
+    cluster.startOperator(
+        cluster.installOperator(cluster.namespace(), "leaderElection: {enabled: false}\n"),
+        "operator-0");
+  }
+
+  @Test
+  void aMigrationPodThatIsStillTerminatingIsNotReplacedByASecondOne() {
+    KubernetesClient client = cluster.client();
+    Postgres postgres = cluster.postgres();
+    Postgres.Database db = postgres.createDatabase("drain");
+    OpenFgaView openfga = deploy("drain", db);
+    await()
+        .atMost(Duration.ofMinutes(1))
+        .untilAsserted(() -> assertThat(openfga.recordedVersion()).isEqualTo(Binaries.OLD_OPENFGA));
+
+    Duration terminating = Duration.ofSeconds(10);
+    cluster.kubelet().slowTermination(cluster.namespace(), terminating);
+    try (Postgres.Lock lock = postgres.lockTable(db, "tuple")) {
+      openfga.setVersion(Binaries.NEW_OPENFGA);
+      await().atMost(Duration.ofMinutes(1)).until(() -> openfga.migrating(Binaries.NEW_OPENFGA));
+      Pod first = pods(openfga).get(0);
+      // a drain: the pod is deleted while openfga migrate runs; it takes 10 s to stop
+      client.resource(first).delete();
+      ControlPlane.sleep(terminating.minusSeconds(2));
+      assertThat(pods(openfga))
+          .as("pods of the Job while the first one terminates")
+          .extracting(p -> p.getMetadata().getName())
+          .containsExactly(first.getMetadata().getName());
+    }
+    // once it is gone, the Job controller's replacement finishes the migration
+    await()
+        .atMost(Duration.ofMinutes(2))
+        .untilAsserted(() -> assertThat(openfga.recordedVersion()).isEqualTo(Binaries.NEW_OPENFGA));
+    assertThat(postgres.schemaRevision(db)).isEqualTo(6);
+    assertThat(cluster.kubelet().migrateRuns(cluster.namespace(), openfga.jobName())).hasSize(3);
+    assertThat(cluster.kubelet().maxConcurrentMigrations(cluster.namespace(), openfga.jobName()))
+        .isEqualTo(1);
+  }
+
+  private static List<Pod> pods(OpenFgaView openfga) {
+    String uid = openfga.job().getMetadata().getUid();
+    return cluster
+        .client()
+        .pods()
+        .inNamespace(cluster.namespace())
+        .withLabel("batch.kubernetes.io/controller-uid", uid)
+        .list()
+        .getItems();
+  }
+
+  private static OpenFgaView deploy(String name, Postgres.Database db) {
+    KubernetesClient client = cluster.client();
+    client
+        .resource(UpstreamOpenFga.datastoreSecret(cluster.namespace(), name, db.ownerUri()))
+        .create();
+    client
+        .resource(
+            UpstreamOpenFga.operatorMode(
+                client, cluster.namespace(), name, Binaries.OLD_OPENFGA, 0, 1))
+        .create();
+    return new OpenFgaView(client, cluster.namespace(), name);
+  }
+}
