@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -24,17 +25,16 @@ class FailureIT {
 
   private static final Duration COOLDOWN = Duration.ofSeconds(10);
 
+  private static final String VALUES =
+      """
+      leaderElection: {enabled: false}
+      retryCooldown: 10s
+      migrationJob: {backoffLimit: 0, ttlSecondsAfterFinished: 5}
+      """;
+
   @BeforeAll
   static void installOperator() {
-    cluster.startOperator(
-        cluster.installOperator(
-            cluster.namespace(),
-            """
-            leaderElection: {enabled: false}
-            retryCooldown: 10s
-            migrationJob: {backoffLimit: 0, ttlSecondsAfterFinished: 5}
-            """),
-        "operator-0");
+    cluster.startOperator(cluster.installOperator(cluster.namespace(), VALUES), "operator-0");
   }
 
   @Test
@@ -59,7 +59,9 @@ class FailureIT {
       assertThat(failed.getMessage())
           .startsWith("Database migration failed for version v1.10.0. Check migration job logs.")
           .contains("exit code 1")
-          .containsPattern("(?m)^.*Error: .*connect.*$");
+          .containsPattern("(?m)^Error: .*connect.*$")
+          // cobra's usage text that follows the error is left out
+          .doesNotContain("Usage:", "--datastore-engine");
       // the Deployment controller's conditions are still there, next to the operator's
       assertThat(openfga.condition("Available"))
           .hasValueSatisfying(c -> assertThat(c.getStatus()).isEqualTo("True"));
@@ -103,6 +105,60 @@ class FailureIT {
   }
 
   @Test
+  void aMalformedUriIsReportedWithoutThePasswordThatOpenfgaPrints() {
+    Postgres.Database db = cluster.postgres().createDatabase("malformed");
+    // "%zz" is no URL escape: openfga migrate prints the whole URI in its error
+    String uri = db.ownerUri().replace(db.password(), "open%zz" + db.password());
+    OpenFgaView openfga = install("malformed", uri);
+    DeploymentCondition failed = awaitFailed(openfga);
+    assertThat(failed.getMessage())
+        .contains("invalid database uri")
+        .contains("postgres://" + db.owner() + ":***@")
+        .doesNotContain(db.password());
+    assertThat(openfga.events("MigrationFailed").get(0).getMessage())
+        .contains("invalid database uri")
+        .doesNotContain(db.password());
+    assertThat(openfga.job().getMetadata().getAnnotations().get("openfga.dev/failure-evidence"))
+        .contains("invalid database uri")
+        .doesNotContain(db.password());
+  }
+
+  @Test
+  void anUnreadablePodLogNeitherDelaysTheFailureNorShortensTheCooldown() {
+    String ns = cluster.newNamespace(cluster.namespace() + "-nolog", Map.of());
+    cluster.kubelet().failLogs(ns);
+    cluster.startOperator(cluster.installOperator(ns, VALUES), "operator-nolog");
+    Postgres.Database db = cluster.postgres().createDatabase("nolog");
+    OpenFgaView openfga = install(ns, "nolog", db.ownerUri().replace(db.password(), "wrong"), 0, 2);
+    DeploymentCondition failed = awaitFailed(openfga);
+    assertThat(failed.getMessage())
+        .contains("exit code 1")
+        .contains("could not be read (HTTP 500)");
+    Job job = openfga.job();
+    Instant failedAt =
+        job.getStatus().getConditions().stream()
+            .filter(c -> c.getType().equals("Failed"))
+            .map(c -> Instant.parse(c.getLastTransitionTime()))
+            .findFirst()
+            .orElseThrow();
+    // counted from the Job's own failure, however long the log read took
+    assertThat(Instant.parse(openfga.annotation("openfga.dev/migration-retry-after")))
+        .isEqualTo(failedAt.plus(COOLDOWN));
+    assertThat(
+            Instant.parse(
+                job.getMetadata().getAnnotations().get("openfga.dev/migration-retain-until")))
+        .isEqualTo(failedAt.plus(COOLDOWN));
+    // and the failed Job is kept as evidence until then
+    String failedUid = job.getMetadata().getUid();
+    Job next =
+        await()
+            .atMost(COOLDOWN.multipliedBy(4))
+            .until(openfga::job, j -> j != null && !j.getMetadata().getUid().equals(failedUid));
+    assertThat(Instant.parse(next.getMetadata().getCreationTimestamp()))
+        .isAfterOrEqualTo(failedAt.plus(COOLDOWN));
+  }
+
+  @Test
   void aDatabaseThatDoesNotExistIsReportedAndRetriedAfterTheCooldown() {
     Postgres.Database db = cluster.postgres().createDatabase("nodb");
     OpenFgaView openfga =
@@ -126,17 +182,26 @@ class FailureIT {
   }
 
   private static OpenFgaView install(String name, String uri, int replicas, int desired) {
+    return install(cluster.namespace(), name, uri, replicas, desired);
+  }
+
+  private static OpenFgaView install(String name, String uri) {
+    return install(cluster.namespace(), name, uri, 0, 2);
+  }
+
+  private static OpenFgaView install(
+      String namespace, String name, String uri, int replicas, int desired) {
     KubernetesClient client = cluster.client();
-    client.resource(UpstreamOpenFga.datastoreSecret(cluster.namespace(), name, uri)).create();
+    client.resource(UpstreamOpenFga.datastoreSecret(namespace, name, uri)).create();
     client
         .resource(
             UpstreamOpenFga.withEnv(
                 UpstreamOpenFga.operatorMode(
-                    client, cluster.namespace(), name, Binaries.OLD_OPENFGA, replicas, desired),
+                    client, namespace, name, Binaries.OLD_OPENFGA, replicas, desired),
                 "OPENFGA_TIMEOUT",
                 "3s"))
         .create();
-    return new OpenFgaView(client, cluster.namespace(), name);
+    return new OpenFgaView(client, namespace, name);
   }
 
   private static DeploymentCondition awaitFailed(OpenFgaView openfga) {

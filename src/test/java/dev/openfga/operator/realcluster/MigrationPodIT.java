@@ -35,19 +35,29 @@ class MigrationPodIT {
         .atMost(Duration.ofMinutes(1))
         .untilAsserted(() -> assertThat(openfga.recordedVersion()).isEqualTo(Binaries.OLD_OPENFGA));
 
-    Duration terminating = Duration.ofSeconds(10);
+    // longer than the Job controller's 10 s back-off after a failed (here: deleted) pod
+    Duration terminating = Duration.ofSeconds(20);
     cluster.kubelet().slowTermination(cluster.namespace(), terminating);
     try (Postgres.Lock lock = postgres.lockTable(db, "tuple")) {
       openfga.setVersion(Binaries.NEW_OPENFGA);
       await().atMost(Duration.ofMinutes(1)).until(() -> openfga.migrating(Binaries.NEW_OPENFGA));
       Pod first = pods(openfga).get(0);
-      // a drain: the pod is deleted while openfga migrate runs; it takes 10 s to stop
+      // a drain: the pod is deleted while openfga migrate runs; it takes 20 s to stop
       client.resource(first).delete();
-      ControlPlane.sleep(terminating.minusSeconds(2));
+      ControlPlane.sleep(terminating.minusSeconds(5));
       assertThat(pods(openfga))
           .as("pods of the Job while the first one terminates")
           .extracting(p -> p.getMetadata().getName())
           .containsExactly(first.getMetadata().getName());
+      // SIGTERM ends the waiting migrate; only then does the Job controller start another pod
+      await()
+          .atMost(Duration.ofMinutes(1))
+          .until(
+              () ->
+                  pods(openfga).stream()
+                          .noneMatch(
+                              p -> p.getMetadata().getName().equals(first.getMetadata().getName()))
+                      && !pods(openfga).isEmpty());
     }
     // once it is gone, the Job controller's replacement finishes the migration
     await()

@@ -93,6 +93,7 @@ final class TestKubelet implements AutoCloseable {
   private final List<Rule> rules = new CopyOnWriteArrayList<>();
   private final List<Run> migrateRuns = new CopyOnWriteArrayList<>();
   private final Map<String, Duration> slowTermination = new ConcurrentHashMap<>();
+  private final java.util.Set<String> failingLogs = ConcurrentHashMap.newKeySet();
   private SharedIndexInformer<Pod> informer;
 
   /** One started pod: its main container's process (none for a simulated one) and its log. */
@@ -146,8 +147,17 @@ final class TestKubelet implements AutoCloseable {
     slowTermination.put(namespace, extra);
   }
 
+  /**
+   * Log requests for pods of this namespace answer 500, as a kubelet that is unreachable or broken
+   * does through the API server.
+   */
+  void failLogs(String namespace) {
+    failingLogs.add(namespace);
+  }
+
   /** Forgets the rules and settings of a test class's namespace. */
   void forget(String namespace) {
+    failingLogs.remove(namespace);
     rules.removeIf(r -> r.namespace().equals(namespace));
     slowTermination.remove(namespace);
   }
@@ -512,6 +522,12 @@ final class TestKubelet implements AutoCloseable {
   private void serveLog(HttpExchange exchange) throws IOException {
     try (exchange) {
       Matcher m = LOG_PATH.matcher(exchange.getRequestURI().getPath());
+      if (m.matches() && failingLogs.contains(m.group(1))) {
+        byte[] body = "test kubelet: logs fail on purpose".getBytes(StandardCharsets.UTF_8);
+        exchange.sendResponseHeaders(500, body.length);
+        exchange.getResponseBody().write(body);
+        return;
+      }
       Optional<PodRun> run =
           m.matches()
               ? started.values().stream()
