@@ -129,7 +129,7 @@ compare these rules with the calls the operator makes against a recording API se
   verbs: ["get", "list", "watch", "create", "patch"]
 - apiGroups: [""]
   resources: ["events"]
-  verbs: ["create"]
+  verbs: ["create", "list"]
 {{- if gt (int64 .Values.failureLogLines) 0 }}
 - apiGroups: [""]
   resources: ["pods"]

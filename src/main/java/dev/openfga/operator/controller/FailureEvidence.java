@@ -2,6 +2,7 @@ package dev.openfga.operator.controller;
 
 import dev.openfga.operator.model.FailureLog;
 import dev.openfga.operator.model.Keys;
+import dev.openfga.operator.model.MigrationJob;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
@@ -82,7 +83,10 @@ final class FailureEvidence {
         pods.stream()
             .max(Comparator.comparing(p -> String.valueOf(p.getMetadata().getCreationTimestamp())));
     if (newest.isEmpty()) {
-      return "No pod of Job " + job.getMetadata().getName() + " was left to read.";
+      return podCreateFailure(job)
+          .map(m -> "No pod of Job " + job.getMetadata().getName() + " was created: " + m)
+          .map(m -> FailureLog.redact(m, secrets(job)))
+          .orElse("No pod of Job " + job.getMetadata().getName() + " was left to read.");
     }
     Pod pod = newest.get();
     StringBuilder text = new StringBuilder("Pod ").append(pod.getMetadata().getName());
@@ -121,6 +125,28 @@ final class FailureEvidence {
     return job.getSpec().getTemplate().getSpec().getContainers().stream()
         .flatMap(c -> FailureLog.literalSecrets(c).stream())
         .toList();
+  }
+
+  /**
+   * Why the Job controller cannot create the Job's pod: its newest {@code FailedCreate} Event on
+   * the Job (one list, filtered by the API server; needs events list). Empty when there is none or
+   * it cannot be read.
+   */
+  Optional<String> podCreateFailure(Job job) {
+    try {
+      List<io.fabric8.kubernetes.api.model.Event> events =
+          client
+              .v1()
+              .events()
+              .inNamespace(job.getMetadata().getNamespace())
+              .withField("involvedObject.uid", job.getMetadata().getUid())
+              .withField("reason", "FailedCreate")
+              .list()
+              .getItems();
+      return MigrationJob.podCreateFailure(job, events);
+    } catch (KubernetesClientException e) {
+      return Optional.empty();
+    }
   }
 
   private List<Pod> podsOf(String ns, String label, String uid) {

@@ -8,6 +8,7 @@ import dev.openfga.operator.model.Observation;
 import dev.openfga.operator.model.Plan;
 import dev.openfga.operator.model.Planner;
 import dev.openfga.operator.model.Step;
+import dev.openfga.operator.model.Timestamps;
 import dev.openfga.operator.model.Timing;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -49,6 +50,9 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
   private final KubernetesClient client;
   private final Clock clock;
   private final MigrationMetrics metrics;
+
+  /** How long a new Job may be without a pod before the Job controller's Events are read. */
+  static final java.time.Duration POD_CREATE_GRACE = java.time.Duration.ofSeconds(3);
 
   /** How often the metrics of Deployments that are gone are looked for. */
   static final java.time.Duration METRICS_SWEEP = java.time.Duration.ofMinutes(1);
@@ -241,6 +245,16 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
         && MigrationJob.isTrusted(job.get(), deployment)
         && MigrationJob.annotation(job.get(), Keys.FAILURE_EVIDENCE) == null) {
       o = o.withFailureEvidence(evidence.read(job.get()));
+    }
+    // A Job of ours still without any pod a few seconds after its creation: ask the Job
+    // controller's Events why (Pod Security admission, a quota, a missing ServiceAccount).
+    if (job.isPresent()
+        && MigrationJob.isTrusted(job.get(), deployment)
+        && MigrationJob.hasNoPod(job.get())
+        && Timestamps.parse(job.get().getMetadata().getCreationTimestamp())
+            .map(created -> !now.isBefore(created.plus(POD_CREATE_GRACE)))
+            .orElse(false)) {
+      o = o.withPodCreateFailure(evidence.podCreateFailure(job.get()));
     }
     return o;
   }

@@ -12,6 +12,11 @@ public enum EventReason {
   MigrationJobConflict(true),
   /** Warning: a ConfigMap the operator does not own holds the status ConfigMap's name. */
   MigrationStatusConflict(true),
+  /**
+   * Warning: the migration Job's pod cannot be created (Pod Security admission, a quota, a missing
+   * ServiceAccount); names the Job controller's reason.
+   */
+  MigrationPodNotCreated(true),
   /** Normal: the legacy Helm hook Job of the same release was deleted so the operator can run. */
   LegacyHookJobAdopted(false),
   /** Normal: the datastore engine needs no migration Job (memory, sqlite). */

@@ -345,6 +345,49 @@ public final class MigrationJob {
    * {@code helm.sh/hook} whose every event is an install/upgrade/rollback hook (the legacy default
    * also lists {@code post-delete}).
    */
+  /**
+   * A Job that has not finished and has no pod at all (none active, ready, terminating, succeeded
+   * or failed): its pod may be refused (Pod Security, a quota, a missing ServiceAccount).
+   */
+  public static boolean hasNoPod(Job job) {
+    if (isComplete(job) || isFailed(job)) {
+      return false;
+    }
+    var status = job.getStatus();
+    return status == null
+        || (zero(status.getActive())
+            && zero(status.getReady())
+            && zero(status.getTerminating())
+            && zero(status.getSucceeded())
+            && zero(status.getFailed()));
+  }
+
+  private static boolean zero(Integer count) {
+    return count == null || count == 0;
+  }
+
+  /**
+   * The message of the newest {@code FailedCreate} Event of this very Job (same UID) among {@code
+   * events}: why the Job controller cannot create its pod.
+   */
+  public static Optional<String> podCreateFailure(
+      Job job, java.util.Collection<io.fabric8.kubernetes.api.model.Event> events) {
+    String uid = job.getMetadata().getUid();
+    return events.stream()
+        .filter(e -> "FailedCreate".equals(e.getReason()))
+        .filter(e -> e.getInvolvedObject() != null && "Job".equals(e.getInvolvedObject().getKind()))
+        .filter(e -> uid != null && uid.equals(e.getInvolvedObject().getUid()))
+        .max(
+            java.util.Comparator.comparing(
+                e ->
+                    String.valueOf(
+                        e.getLastTimestamp() != null
+                            ? e.getLastTimestamp()
+                            : e.getMetadata().getCreationTimestamp())))
+        .map(io.fabric8.kubernetes.api.model.Event::getMessage)
+        .filter(m -> !m.isBlank());
+  }
+
   public static boolean isLegacyHelmHook(Job job, Deployment deployment) {
     Map<String, String> jl = job.getMetadata().getLabels();
     Map<String, String> dl = deployment.getMetadata().getLabels();

@@ -299,6 +299,21 @@ public final class Planner {
     if (hasRetryAfter(d)) {
       steps.add(new ClearRetryAfter());
     }
+    if (o.podCreateFailure().isPresent() && MigrationJob.hasNoPod(job)) {
+      // the Job stays (a freed quota lets it run); its active deadline fails it, then rule 10
+      String problem =
+          "the pod of migration Job "
+              + jobName
+              + " cannot be created: "
+              + o.podCreateFailure().get();
+      steps.add(
+          new Emit(
+              EventReason.MigrationPodNotCreated,
+              problem
+                  + "; the Job fails after its active deadline and is retried after the cooldown",
+              "pod-not-created/" + job.getMetadata().getUid() + "/" + o.podCreateFailure().get()));
+      return new Plan(State.BLOCKED, problem, steps, after(Timing.WHILE_RUNNING));
+    }
     return new Plan(
         State.MIGRATING,
         "migration to " + version + " in progress",

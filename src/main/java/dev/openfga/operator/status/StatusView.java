@@ -71,7 +71,13 @@ public final class StatusView {
   public static Optional<StatusRow> row(Observed o, Instant now) {
     Instant second = now.truncatedTo(ChronoUnit.SECONDS);
     Deployment d = o.deployment();
-    Plan plan = PLANNER.plan(new Observation(d, o.statusConfigMap(), o.job(), second));
+    Plan plan =
+        PLANNER.plan(
+            new Observation(d, o.statusConfigMap(), o.job(), second)
+                .withPodCreateFailure(
+                    o.job()
+                        .filter(MigrationJob::hasNoPod)
+                        .flatMap(j -> MigrationJob.podCreateFailure(j, o.events()))));
     if (plan.state() == Plan.State.IGNORED) {
       return Optional.empty();
     }
@@ -168,6 +174,7 @@ public final class StatusView {
       case MigrationJobConflict -> "blocked by a Job collision";
       case MigrationStatusConflict -> "blocked by a ConfigMap collision";
       case ContainerNotFound -> "blocked: container not found";
+      case MigrationPodNotCreated -> "blocked: migration pod not created";
       default -> "blocked: invalid configuration";
     };
   }

@@ -121,6 +121,11 @@ final class ControlPlane implements AutoCloseable {
         .build();
   }
 
+  /** A kubeconfig with cluster-admin rights, as a person running {@code kubectl} has. */
+  Path adminKubeconfig() {
+    return kubeconfig("admin", ADMIN_TOKEN);
+  }
+
   /** A kubeconfig file for the API server that authenticates with {@code token}. */
   Path kubeconfig(String name, String token) {
     Path file = dir.resolve(name + ".kubeconfig");

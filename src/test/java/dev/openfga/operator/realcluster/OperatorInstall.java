@@ -94,6 +94,22 @@ final class OperatorInstall {
         plane, operatorNamespace, chart.args(), chart.env(operatorNamespace, "pod"), kubeconfig);
   }
 
+  /**
+   * Runs {@code openfga-operator status} (the packaged jar) with a person's kubeconfig; returns
+   * what it printed.
+   */
+  static String status(ControlPlane plane, String... args) {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(List.of("-XX:TieredStopAtLevel=1", "-jar", JAR.toString(), "status"));
+    command.addAll(List.of(args));
+    return ChildProcess.run(
+        Duration.ofMinutes(1),
+        plane.dir(),
+        command,
+        Map.of("KUBECONFIG", plane.adminKubeconfig().toString()));
+  }
+
   /** The namespace the operator runs in (its Lease is there). */
   String namespace() {
     return operatorNamespace;
