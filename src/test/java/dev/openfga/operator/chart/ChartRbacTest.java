@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.openfga.operator.controller.MigrationOperator;
+import dev.openfga.operator.testing.FakeJobController;
 import dev.openfga.operator.testing.MockCluster;
 import dev.openfga.operator.testing.UpstreamChart;
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -199,9 +200,15 @@ class ChartRbacTest {
       cluster.runJobs(
           job -> {
             String owner = job.getMetadata().getName().replaceFirst("-migrate$", "");
+            if (owner.equals("epsilon")) {
+              // its pod is never created: the operator asks the Job's Events why
+              return FakeJobController.Script.MANUAL;
+            }
             int attempt =
                 attempts.computeIfAbsent(owner, k -> new AtomicInteger()).incrementAndGet();
-            return !(owner.equals("beta") && attempt == 1);
+            return owner.equals("beta") && attempt == 1
+                ? FakeJobController.Script.FAIL
+                : FakeJobController.Script.SUCCEED;
           });
 
       // a legacy Helm hook Job of the upstream chart, and its Deployment in operator mode
@@ -217,6 +224,7 @@ class ChartRbacTest {
       create(h, openfga().name("alpha").version("v1.8.0").build());
       create(h, openfga().name("beta").version("v1.9.0").build());
       create(h, openfga().name("gamma").version("v1.9.0").build());
+      create(h, openfga().name("epsilon").version("v1.9.0").build());
       otherNamespace.ifPresent(
           ns -> {
             Deployment delta = openfga().name("delta").version("v1.8.0").build();
@@ -271,6 +279,12 @@ class ChartRbacTest {
                         .toList(),
                 r -> r.contains("MigrationJobConflict") && r.size() == 1);
         otherNamespace.ifPresent(ns -> awaitVersion(h, ns, "delta", "v1.8.0"));
+        await()
+            .atMost(WAIT)
+            .until(
+                () ->
+                    cluster.recorded(
+                        c -> c.verb().equals("list") && c.resource().equals("events")));
         // the leader renews its Lease
         await()
             .atMost(WAIT)

@@ -66,10 +66,8 @@ final class RecordingCluster implements AutoCloseable {
     return cluster.requests().stream().filter(r -> OPERATOR_AGENT.equals(r.userAgent()));
   }
 
-  /**
-   * Completes or fails each operator Job a moment after it is created; other Jobs stay as they are.
-   */
-  void runJobs(Predicate<Job> succeeds) {
+  /** Runs each operator Job as {@code script} says; other Jobs stay as they are. */
+  void runJobs(java.util.function.Function<Job, Script> script) {
     cluster
         .jobs()
         .script(
@@ -78,7 +76,7 @@ final class RecordingCluster implements AutoCloseable {
               if (labels == null || !Keys.MANAGED_BY_OPERATOR.equals(labels.get(Keys.MANAGED_BY))) {
                 return Script.MANUAL;
               }
-              return succeeds.test(job) ? Script.SUCCEED : Script.FAIL;
+              return script.apply(job);
             });
   }
 
