@@ -138,6 +138,14 @@ final class StepRunner {
           deployment = resource(deployment).patch(JSON_PATCH, patch.json());
           done.add("cleared " + Keys.RETRY_AFTER);
         }
+      } else if (step instanceof Step.ClearRestoreReplicas) {
+        var data = status == null ? null : status.getData();
+        if (data != null && data.containsKey(Keys.DATA_RESTORE_REPLICAS)) {
+          JsonPatch patch = JsonPatch.guardedBy(status);
+          patch.remove("/data/" + JsonPatch.escape(Keys.DATA_RESTORE_REPLICAS));
+          status = resource(status).patch(JSON_PATCH, patch.json());
+          done.add("first install done");
+        }
       } else if (step instanceof Step.Scale s) {
         JsonPatch patch = JsonPatch.guardedBy(deployment);
         patch.add("/spec/replicas", s.replicas());

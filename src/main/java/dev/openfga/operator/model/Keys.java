@@ -60,6 +60,13 @@ public final class Keys {
   public static final String DATA_MIGRATED_AT = "migratedAt";
   public static final String DATA_JOB_NAME = "jobName";
 
+  /**
+   * In the record while the replicas of a first install are still to be restored ("true"): written
+   * with the first record, removed right after the scale, so a crash between the two still scales
+   * and a later scale to 0 is left alone.
+   */
+  public static final String DATA_RESTORE_REPLICAS = "restoreReplicas";
+
   // Condition on the Deployment
   public static final String CONDITION_TYPE = "MigrationFailed";
   public static final String REASON_JOB_FAILED = "MigrationJobFailed";

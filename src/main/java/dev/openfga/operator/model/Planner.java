@@ -115,13 +115,19 @@ public final class Planner {
                     + " is run; OpenFGA migrates it itself",
                 "skipped/sqlite"));
       }
-      restoreReplicas(d, s, steps);
+      // no record without a migration: a Deployment never changed since it was created is a
+      // first install
+      Long generation = d.getMetadata().getGeneration();
+      if (generation == null || generation <= 1) {
+        restoreReplicas(d, s, steps);
+      }
       return new Plan(
           State.SKIPPED, "datastore engine " + engine + ": no migration", steps, done());
     }
 
     // Rule 5: the recorded version, and collisions on the status ConfigMap's name.
     Optional<String> recorded = Optional.empty();
+    boolean restorePending = false;
     if (o.statusConfigMap().isPresent()) {
       StatusRecord.Reading reading = StatusRecord.read(o.statusConfigMap().get(), d);
       if (reading instanceof StatusRecord.Reading.Collision collision) {
@@ -137,16 +143,22 @@ public final class Planner {
         steps.add(new RepairStatusOwner());
       }
       recorded = r.version();
+      restorePending = r.restorePending();
     }
 
     if (recorded.isPresent() && recorded.get().equals(version)) {
-      return upToDate(o, s, version, steps);
+      return upToDate(o, s, version, restorePending, steps);
     }
     return migrationNeeded(o, s, c, version, recorded, steps);
   }
 
   /** Rule 6: the database is at the desired version. */
-  private Plan upToDate(Observation o, DeploymentSettings s, String version, List<Step> steps) {
+  private Plan upToDate(
+      Observation o,
+      DeploymentSettings s,
+      String version,
+      boolean restorePending,
+      List<Step> steps) {
     Deployment d = o.deployment();
     Optional<Job> found = o.job().filter(j -> MigrationJob.isTrusted(j, d));
     if (found.isPresent()) {
@@ -174,7 +186,11 @@ public final class Planner {
     }
     FailedCondition.cleared(d, o.now())
         .ifPresent(c -> steps.add(new SetConditions(c, Keys.CONDITION_TYPE + "=False")));
-    restoreReplicas(d, s, steps);
+    if (restorePending) {
+      // a crash came between the first record and the scale: finish the first install
+      restoreReplicas(d, s, steps);
+      steps.add(new Step.ClearRestoreReplicas());
+    }
     return new Plan(State.UP_TO_DATE, "up to date at " + version, steps, done());
   }
 
@@ -284,11 +300,20 @@ public final class Planner {
     if (MigrationJob.isComplete(job)) {
       FailedCondition.cleared(d, now)
           .ifPresent(c -> steps.add(new SetConditions(c, Keys.CONDITION_TYPE + "=False")));
-      steps.add(new WriteStatus(StatusRecord.data(version, now, job.getMetadata().getName())));
+      Map<String, String> data = StatusRecord.data(version, now, job.getMetadata().getName());
+      // Rule 11: only a first install (nothing recorded before) restores the replicas
+      boolean restore = recorded.isEmpty() && needsRestore(d, s);
+      if (restore) {
+        data.put(Keys.DATA_RESTORE_REPLICAS, "true");
+      }
+      steps.add(new WriteStatus(data));
       if (!Objects.equals(ttl, policy.ttlSecondsAfterFinished())) {
         steps.add(new PatchJob(policy.ttlSecondsAfterFinished(), Map.of()));
       }
-      restoreReplicas(d, s, steps);
+      if (restore) {
+        restoreReplicas(d, s, steps);
+        steps.add(new Step.ClearRestoreReplicas());
+      }
       steps.add(
           new Emit(
               EventReason.MigrationSucceeded,
@@ -424,15 +449,22 @@ public final class Planner {
     }
   }
 
-  /** Rule 11: scale from 0 to the desired replicas; never change a non-zero count. */
+  /**
+   * Rule 11: a first install scales from 0 to the desired replicas; a non-zero count is never
+   * changed, and a later scale to 0 (maintenance, an autoscaler) is a person's decision.
+   */
   private static void restoreReplicas(Deployment d, DeploymentSettings s, List<Step> steps) {
-    Integer replicas = d.getSpec() == null ? null : d.getSpec().getReplicas();
-    if (s.desiredReplicas().isPresent()
-        && s.desiredReplicas().get() > 0
-        && replicas != null
-        && replicas == 0) {
+    if (needsRestore(d, s)) {
       steps.add(new Scale(s.desiredReplicas().get()));
     }
+  }
+
+  private static boolean needsRestore(Deployment d, DeploymentSettings s) {
+    Integer replicas = d.getSpec() == null ? null : d.getSpec().getReplicas();
+    return s.desiredReplicas().isPresent()
+        && s.desiredReplicas().get() > 0
+        && replicas != null
+        && replicas == 0;
   }
 
   /** The version the Deployment runs (rules 2 and 3), when it can be told. */

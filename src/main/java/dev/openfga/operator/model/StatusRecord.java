@@ -19,8 +19,12 @@ public final class StatusRecord {
 
   /** What the operator makes of an existing status ConfigMap. */
   public sealed interface Reading {
-    /** Ours and this Deployment's: the recorded version (may be empty). */
-    record Recorded(Optional<String> version, boolean ownerNeedsRepair) implements Reading {}
+    /**
+     * Ours and this Deployment's: the recorded version (may be empty), and whether the replicas of
+     * the first install are still to be restored.
+     */
+    record Recorded(Optional<String> version, boolean ownerNeedsRepair, boolean restorePending)
+        implements Reading {}
 
     /** Someone else's object holds the name: never read, never overwritten. */
     record Collision(String problem) implements Reading {}
@@ -57,7 +61,9 @@ public final class StatusRecord {
     }
     Map<String, String> data = configMap.getData();
     String version = data == null ? null : data.get(Keys.DATA_VERSION);
-    return new Reading.Recorded(Optional.ofNullable(version).filter(v -> !v.isEmpty()), repair);
+    boolean restorePending = data != null && "true".equals(data.get(Keys.DATA_RESTORE_REPLICAS));
+    return new Reading.Recorded(
+        Optional.ofNullable(version).filter(v -> !v.isEmpty()), repair, restorePending);
   }
 
   /** The labels the record must carry; unrelated labels on an existing record are kept. */

@@ -42,6 +42,9 @@ public sealed interface Step {
   /** Scale the Deployment from 0 (only from 0) to the given replicas. */
   record Scale(int replicas) implements Step {}
 
+  /** Remove the record's first-install mark ({@code restoreReplicas}): the install is done. */
+  record ClearRestoreReplicas() implements Step {}
+
   /**
    * A Kubernetes Event on the Deployment. The key tells transitions apart: the same key is emitted
    * once.

@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.openfga.operator.model.Plan.Next;
 import dev.openfga.operator.model.Plan.State;
+import dev.openfga.operator.model.Step.ClearRestoreReplicas;
 import dev.openfga.operator.model.Step.ClearRetryAfter;
 import dev.openfga.operator.model.Step.CreateJob;
 import dev.openfga.operator.model.Step.DeleteJob;
@@ -93,6 +94,13 @@ class PlannerTest {
 
   private static ConfigMap record(Deployment d, String version) {
     return Fixtures.statusConfigMap(d, version).build();
+  }
+
+  /** A record written by a first install whose replicas are still to be restored. */
+  private static ConfigMap firstInstallRecord(Deployment d, String version) {
+    return Fixtures.statusConfigMap(d, version)
+        .addToData(Keys.DATA_RESTORE_REPLICAS, "true")
+        .build();
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -557,14 +565,37 @@ class PlannerTest {
   class UpToDate {
 
     @Test
-    void scalesUpFromZeroWhenTheVersionIsRecorded() {
+    void finishesAFirstInstallThatCrashedBetweenTheRecordAndTheScale() {
+      Deployment d = Fixtures.deployment().replicas(0).desiredReplicas(3).build();
+
+      Plan plan = planner.plan(observe(d, firstInstallRecord(d, "v1.14.0"), null, NOW));
+
+      assertThat(plan.state()).isEqualTo(State.UP_TO_DATE);
+      assertThat(plan.steps()).containsExactly(new Scale(3), new ClearRestoreReplicas());
+      assertThat(plan.next()).isEqualTo(done());
+    }
+
+    @Test
+    void leavesADeliberateScaleToZeroAlone() {
+      // maintenance, or KEDA's scale to zero, long after the first install
       Deployment d = Fixtures.deployment().replicas(0).desiredReplicas(3).build();
 
       Plan plan = planner.plan(observe(d, record(d, "v1.14.0"), null, NOW));
 
       assertThat(plan.state()).isEqualTo(State.UP_TO_DATE);
-      assertThat(plan.steps()).containsExactly(new Scale(3));
-      assertThat(plan.next()).isEqualTo(done());
+      assertThat(plan.steps()).isEmpty();
+    }
+
+    @Test
+    void anUpgradeNeverScalesADeploymentAtZero() {
+      Deployment d = Fixtures.deployment().replicas(0).desiredReplicas(3).build();
+      Job complete = Fixtures.job(d, "v1.14.0").complete(NOW.minusSeconds(5)).build();
+
+      Plan plan = planner.plan(observe(d, record(d, "v1.13.0"), complete, NOW));
+
+      assertThat(kinds(plan)).containsExactly(WriteStatus.class, PatchJob.class, Emit.class);
+      assertThat(only(plan, WriteStatus.class).data())
+          .doesNotContainKey(Keys.DATA_RESTORE_REPLICAS);
     }
 
     @ParameterizedTest(name = "replicas={0}, desired-replicas={1}")
@@ -624,9 +655,10 @@ class PlannerTest {
     void clearsTheConditionBeforeRestoringReplicas() {
       Deployment d = Fixtures.deployment().failedCondition("v1.14.0").desiredReplicas(3).build();
 
-      Plan plan = planner.plan(observe(d, record(d, "v1.14.0"), null, NOW));
+      Plan plan = planner.plan(observe(d, firstInstallRecord(d, "v1.14.0"), null, NOW));
 
-      assertThat(kinds(plan)).containsExactly(SetConditions.class, Scale.class);
+      assertThat(kinds(plan))
+          .containsExactly(SetConditions.class, Scale.class, ClearRestoreReplicas.class);
     }
 
     @Test
@@ -648,7 +680,7 @@ class PlannerTest {
     void deletesACompletedJobForAnotherVersionBeforeScaling() {
       Deployment d = Fixtures.deployment().replicas(0).desiredReplicas(3).build();
       Job other = Fixtures.job(d, "v1.15.0").complete(NOW.minusSeconds(60)).build();
-      Observation o = observe(d, record(d, "v1.14.0"), other, NOW);
+      Observation o = observe(d, firstInstallRecord(d, "v1.14.0"), other, NOW);
 
       Plan plan = planner.plan(o);
       Plan next = planner.plan(PlanReplay.apply(o, plan, NOW.plusSeconds(1)));
@@ -656,7 +688,7 @@ class PlannerTest {
       assertThat(plan.state()).isEqualTo(State.UP_TO_DATE);
       assertThat(kinds(plan)).containsExactly(DeleteJob.class);
       assertThat(plan.next()).isEqualTo(after(1));
-      assertThat(next.steps()).containsExactly(new Scale(3));
+      assertThat(next.steps()).containsExactly(new Scale(3), new ClearRestoreReplicas());
       assertThat(next.next()).isEqualTo(done());
     }
 
@@ -700,10 +732,10 @@ class PlannerTest {
       Job foreign =
           Fixtures.job(d, "v1.15.0").withoutLabel(Keys.MANAGED_BY).ownerReferences().build();
 
-      Plan plan = planner.plan(observe(d, record(d, "v1.14.0"), foreign, NOW));
+      Plan plan = planner.plan(observe(d, firstInstallRecord(d, "v1.14.0"), foreign, NOW));
 
       assertThat(plan.state()).isEqualTo(State.UP_TO_DATE);
-      assertThat(plan.steps()).containsExactly(new Scale(3));
+      assertThat(plan.steps()).containsExactly(new Scale(3), new ClearRestoreReplicas());
       assertThat(plan.next()).isEqualTo(done());
     }
 
@@ -1184,12 +1216,21 @@ class PlannerTest {
               .build();
       Job complete = Fixtures.job(d, "v1.14.0").complete(NOW.minusSeconds(5)).build();
 
-      Plan plan = planner.plan(observe(d, record(d, "v1.13.0"), complete, NOW));
+      // a first install: nothing recorded before
+      Plan plan = planner.plan(observe(d, null, complete, NOW));
 
       assertThat(plan.state()).isEqualTo(State.UP_TO_DATE);
       assertThat(kinds(plan))
           .containsExactly(
-              SetConditions.class, WriteStatus.class, PatchJob.class, Scale.class, Emit.class);
+              SetConditions.class,
+              WriteStatus.class,
+              PatchJob.class,
+              Scale.class,
+              ClearRestoreReplicas.class,
+              Emit.class);
+      // the record says the replicas are still to come until the scale is done
+      assertThat(only(plan, WriteStatus.class).data())
+          .containsEntry(Keys.DATA_RESTORE_REPLICAS, "true");
       SetConditions set = only(plan, SetConditions.class);
       assertThat(set.conditions())
           .extracting(DeploymentCondition::getType)
@@ -1203,7 +1244,8 @@ class PlannerTest {
                   Map.of(
                       "version", "v1.14.0",
                       "migratedAt", "2026-01-01T00:00:00Z",
-                      "jobName", "openfga-migrate")),
+                      "jobName", "openfga-migrate",
+                      "restoreReplicas", "true")),
               new PatchJob(300, Map.of()),
               new Scale(3));
       assertThat(event(plan).reason()).isEqualTo(EventReason.MigrationSucceeded);

@@ -19,7 +19,7 @@ class StatusRecordTest {
     ConfigMap cm = Fixtures.statusConfigMap(deployment, "v1.14.0").build();
 
     assertThat(StatusRecord.read(cm, deployment))
-        .isEqualTo(new StatusRecord.Reading.Recorded(Optional.of("v1.14.0"), false));
+        .isEqualTo(new StatusRecord.Reading.Recorded(Optional.of("v1.14.0"), false, false));
   }
 
   @Test
@@ -27,7 +27,7 @@ class StatusRecordTest {
     ConfigMap cm = Fixtures.statusConfigMap(deployment, "").build();
 
     assertThat(StatusRecord.read(cm, deployment))
-        .isEqualTo(new StatusRecord.Reading.Recorded(Optional.empty(), false));
+        .isEqualTo(new StatusRecord.Reading.Recorded(Optional.empty(), false, false));
   }
 
   @Test
@@ -40,7 +40,7 @@ class StatusRecordTest {
             .build();
 
     assertThat(StatusRecord.read(cm, deployment))
-        .isEqualTo(new StatusRecord.Reading.Recorded(Optional.of("v1.14.0"), false));
+        .isEqualTo(new StatusRecord.Reading.Recorded(Optional.of("v1.14.0"), false, false));
   }
 
   @Test
@@ -53,7 +53,7 @@ class StatusRecordTest {
             .build();
 
     assertThat(StatusRecord.read(cm, deployment))
-        .isEqualTo(new StatusRecord.Reading.Recorded(Optional.of("v1.14.0"), true));
+        .isEqualTo(new StatusRecord.Reading.Recorded(Optional.of("v1.14.0"), true, false));
   }
 
   @Test
@@ -111,6 +111,6 @@ class StatusRecordTest {
                 "migratedAt", "2026-01-01T00:00:00Z",
                 "jobName", "openfga-migrate"));
     assertThat(StatusRecord.read(cm, deployment))
-        .isEqualTo(new StatusRecord.Reading.Recorded(Optional.of("v1.14.0"), false));
+        .isEqualTo(new StatusRecord.Reading.Recorded(Optional.of("v1.14.0"), false, false));
   }
 }

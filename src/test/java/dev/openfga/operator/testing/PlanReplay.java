@@ -60,6 +60,14 @@ public final class PlanReplay {
                                 .withData(new LinkedHashMap<>(s.data()))
                                 .build())
                     .orElseGet(() -> StatusRecord.build(o.deployment(), s.data())));
+      } else if (step instanceof Step.ClearRestoreReplicas) {
+        configMap =
+            configMap.map(
+                cm -> {
+                  var data = new LinkedHashMap<>(cm.getData());
+                  data.remove(Keys.DATA_RESTORE_REPLICAS);
+                  return new ConfigMapBuilder(cm).withData(data).build();
+                });
       } else if (step instanceof Step.RepairStatusOwner) {
         Deployment owner = deployment;
         configMap =
