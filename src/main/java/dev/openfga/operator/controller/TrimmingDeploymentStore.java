@@ -121,6 +121,18 @@ final class TrimmingDeploymentStore implements ItemStore<Deployment> {
       }
       PodSpec keptPod = new PodSpec();
       keptPod.setContainers(containers);
+      if (pod.getInitContainers() != null && !pod.getInitContainers().isEmpty()) {
+        // a sqlite datastore needs an initContainer that runs openfga migrate (image and args)
+        List<Container> inits = new ArrayList<>(pod.getInitContainers().size());
+        for (Container c : pod.getInitContainers()) {
+          Container skeleton = new Container();
+          skeleton.setName(c.getName());
+          skeleton.setImage(c.getImage());
+          skeleton.setArgs(c.getArgs());
+          inits.add(skeleton);
+        }
+        keptPod.setInitContainers(inits);
+      }
       PodTemplateSpec template = new PodTemplateSpec();
       template.setSpec(keptPod);
       kept.setTemplate(template);

@@ -19,8 +19,15 @@ public enum EventReason {
   MigrationPodNotCreated(true),
   /** Normal: the legacy Helm hook Job of the same release was deleted so the operator can run. */
   LegacyHookJobAdopted(false),
-  /** Normal: the datastore engine needs no migration Job (memory, sqlite). */
+  /**
+   * Normal: the datastore engine needs no migration Job (sqlite with its migrate initContainer).
+   */
   MigrationSkipped(false),
+  /**
+   * Warning: datastore engine sqlite without an initContainer that runs {@code openfga migrate}:
+   * says what to add.
+   */
+  SqliteMigrationMissing(true),
   /** Warning: the container named by openfga.dev/container-name is not in the pod template. */
   ContainerNotFound(true),
   /** Warning: an openfga.dev/ annotation or the container image cannot be used. */

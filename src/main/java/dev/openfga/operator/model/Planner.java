@@ -19,7 +19,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -104,15 +103,36 @@ public final class Planner {
     }
     String version = desired.get();
 
-    // Rule 4: engines that need no Job.
-    String engine = MigrationJob.literalEngine(c).map(e -> e.toLowerCase(Locale.ROOT)).orElse("");
+    // Rule 4: engines that need no Job, spelled exactly as OpenFGA spells them (its engine names
+    // are case-sensitive: "Memory" is an unknown engine, which migrate reports).
+    String engine = MigrationJob.literalEngine(c).orElse("");
     if (engine.equals("memory") || engine.equals("sqlite")) {
+      // a switch away from a failing database ends its failure
+      FailedCondition.cleared(d, o.now())
+          .ifPresent(
+              cleared -> steps.add(new SetConditions(cleared, Keys.CONDITION_TYPE + "=False")));
+      if (hasRetryAfter(d)) {
+        steps.add(new ClearRetryAfter());
+      }
       if (engine.equals("sqlite")) {
+        Optional<Container> init = sqliteMigration(d);
+        if (init.isEmpty()) {
+          String problem =
+              "datastore engine sqlite in deployment "
+                  + ref
+                  + ": OpenFGA does not migrate a sqlite file by itself and a Job cannot reach the"
+                  + " pod's file; add an initContainer with the OpenFGA image, args [\"migrate\"],"
+                  + " the same OPENFGA_DATASTORE_* environment and the same volume mount";
+          steps.add(new Emit(EventReason.SqliteMigrationMissing, problem, "sqlite/missing"));
+          return blocked(steps, problem);
+        }
         steps.add(
             new Emit(
                 EventReason.MigrationSkipped,
                 "Datastore engine sqlite: the database file lives in the pod, so no migration Job"
-                    + " is run; OpenFGA migrates it itself",
+                    + " is run; the initContainer "
+                    + init.get().getName()
+                    + " runs openfga migrate on it",
                 "skipped/sqlite"));
       }
       // no record without a migration: a Deployment never changed since it was created is a
@@ -465,6 +485,36 @@ public final class Planner {
         && s.desiredReplicas().get() > 0
         && replicas != null
         && replicas == 0;
+  }
+
+  /**
+   * The initContainer that runs {@code openfga migrate} on a sqlite file before the server starts:
+   * an OpenFGA image (repository {@code .../openfga}) with {@code migrate} as its first argument.
+   */
+  static Optional<Container> sqliteMigration(Deployment d) {
+    var pod =
+        d.getSpec() == null || d.getSpec().getTemplate() == null
+            ? null
+            : d.getSpec().getTemplate().getSpec();
+    if (pod == null || pod.getInitContainers() == null) {
+      return Optional.empty();
+    }
+    return pod.getInitContainers().stream()
+        .filter(i -> i.getArgs() != null && !i.getArgs().isEmpty())
+        .filter(i -> "migrate".equals(i.getArgs().get(0)))
+        .filter(i -> isOpenFgaImage(i.getImage()))
+        .findFirst();
+  }
+
+  private static boolean isOpenFgaImage(String image) {
+    if (image == null) {
+      return false;
+    }
+    String repository = image.split("@", 2)[0];
+    int slash = repository.lastIndexOf('/');
+    String last = repository.substring(slash + 1);
+    int colon = last.indexOf(':');
+    return (colon < 0 ? last : last.substring(0, colon)).equals("openfga");
   }
 
   /** The version the Deployment runs (rules 2 and 3), when it can be told. */

@@ -175,6 +175,7 @@ public final class StatusView {
       case MigrationStatusConflict -> "blocked by a ConfigMap collision";
       case ContainerNotFound -> "blocked: container not found";
       case MigrationPodNotCreated -> "blocked: migration pod not created";
+      case SqliteMigrationMissing -> "blocked: sqlite needs an openfga migrate initContainer";
       default -> "blocked: invalid configuration";
     };
   }

@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import dev.openfga.operator.model.Keys;
 import dev.openfga.operator.testing.FakeJobController;
 import dev.openfga.operator.testing.FakeJobController.Script;
+import dev.openfga.operator.testing.Fixtures;
 import dev.openfga.operator.testing.MockCluster;
 import dev.openfga.operator.testing.UpstreamChart;
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -308,7 +309,9 @@ class MigrationScenarioTest {
   @Test
   void memoryAndSqliteNeedNoJobButGetTheirReplicas() {
     cluster.create(openfga().name("mem").engine("memory").build());
-    cluster.create(openfga().name("lite").engine("SQLite").build());
+    cluster.create(
+        openfga().name("lite").engine("sqlite").initContainer(Fixtures.sqliteMigrate()).build());
+    cluster.create(openfga().name("noinit").engine("sqlite").build());
     startOperator();
 
     await().atMost(WAIT).until(() -> cluster.deployment("mem").getSpec().getReplicas() == 3);
@@ -316,6 +319,12 @@ class MigrationScenarioTest {
     await()
         .atMost(WAIT)
         .until(() -> cluster.eventReasons("lite"), r -> r.contains("MigrationSkipped"));
+    // sqlite without an openfga migrate initContainer: told what to add, left at 0
+    await()
+        .atMost(WAIT)
+        .until(() -> cluster.eventReasons("noinit"), r -> r.contains("SqliteMigrationMissing"));
+    assertThat(cluster.events("noinit").get(0).getMessage()).contains("initContainer", "migrate");
+    assertThat(cluster.deployment("noinit").getSpec().getReplicas()).isZero();
     assertThat(cluster.jobs().created()).isEmpty();
     assertThat(cluster.eventReasons("mem")).isEmpty();
   }

@@ -127,7 +127,10 @@ class TrimmingDeploymentStoreTest {
     assertThat(d.getSpec().getSelector()).isNull();
     assertThat(d.getSpec().getTemplate().getMetadata()).isNull();
     var pod = d.getSpec().getTemplate().getSpec();
-    assertThat(pod.getInitContainers()).isNullOrEmpty();
+    // of an init container only its name, image and args (sqlite needs an openfga migrate one)
+    assertThat(pod.getInitContainers())
+        .containsExactly(
+            new ContainerBuilder().withName("wait-for-db").withImage("busybox").build());
     assertThat(pod.getVolumes()).isNullOrEmpty();
     assertThat(pod.getAffinity()).isNull();
     assertThat(pod.getSecurityContext()).isNull();
@@ -190,12 +193,20 @@ class TrimmingDeploymentStoreTest {
     "image changed, v0.9.0, ",
     "engine memory, v0.9.0, memory",
     "engine sqlite, v0.9.0, sqlite",
+    "engine sqlite with its migrate initContainer, v0.9.0, sqlite",
     "engine postgres, v0.9.0, postgres",
   })
   void theDecisionIsTheSameAsFromTheFullDeployment(String name, String recorded, String engine) {
     Deployment original = full();
     if (engine != null) {
       setEngine(original, engine);
+    }
+    if (name.contains("initContainer")) {
+      original
+          .getSpec()
+          .getTemplate()
+          .getSpec()
+          .setInitContainers(List.of(Fixtures.sqliteMigrate()));
     }
     String version = Planner.desiredVersion(original).orElseThrow();
     Deployment trimmed = TrimmingDeploymentStore.trim(copy(original));

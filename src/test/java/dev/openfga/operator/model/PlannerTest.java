@@ -358,12 +358,11 @@ class PlannerTest {
   @Nested
   class Engines {
 
-    @ParameterizedTest(name = "ENGINE={0}")
-    @ValueSource(strings = {"memory", "MEMORY", "Memory"})
-    void skipsTheMigrationOfAMemoryDatastoreAndRestoresReplicas(String engine) {
+    @Test
+    void skipsTheMigrationOfAMemoryDatastoreAndRestoresReplicas() {
       Deployment d =
           Fixtures.deployment()
-              .env(env("OPENFGA_DATASTORE_ENGINE", engine))
+              .env(env("OPENFGA_DATASTORE_ENGINE", "memory"))
               .desiredReplicas(1)
               .build();
 
@@ -374,13 +373,23 @@ class PlannerTest {
       assertThat(plan.next()).isEqualTo(done());
     }
 
+    @ParameterizedTest(name = "ENGINE={0}")
+    @ValueSource(strings = {"MEMORY", "Memory", "SQLite", "Postgres"})
+    void spellsEnginesAsOpenFgaDoesAnyOtherSpellingIsMigrated(String engine) {
+      // OpenFGA's engine names are case-sensitive: migrate itself reports the unknown engine
+      Deployment d = Fixtures.deployment().env(env("OPENFGA_DATASTORE_ENGINE", engine)).build();
+
+      assertThat(kinds(planner.plan(observe(d)))).contains(CreateJob.class);
+    }
+
     @Test
-    void skipsSqliteWithANormalEventInsteadOfRunningAJob() {
+    void skipsSqliteWithItsMigrateInitContainerWithANormalEvent() {
       Deployment d =
           Fixtures.deployment()
               .env(
                   env("OPENFGA_DATASTORE_ENGINE", "sqlite"),
                   env("OPENFGA_DATASTORE_URI", "file:/var/lib/openfga/openfga.db"))
+              .initContainer(Fixtures.sqliteMigrate())
               .desiredReplicas(1)
               .build();
 
@@ -390,13 +399,61 @@ class PlannerTest {
       assertThat(kinds(plan)).containsExactly(Emit.class, Scale.class);
       assertThat(event(plan).reason()).isEqualTo(EventReason.MigrationSkipped);
       assertThat(event(plan).reason().warning()).isFalse();
-      assertThat(event(plan).message()).contains("sqlite");
+      assertThat(event(plan).message()).contains("sqlite", "migrate-sqlite");
       assertThat(plan.next()).isEqualTo(done());
     }
 
     @Test
+    void tellsWhatToAddWhenSqliteHasNoMigrateInitContainer() {
+      // measured: OpenFGA never migrates a sqlite file itself; the pod stays NOT_SERVING
+      Deployment d =
+          Fixtures.deployment()
+              .env(env("OPENFGA_DATASTORE_ENGINE", "sqlite"))
+              .initContainer(
+                  new ContainerBuilder()
+                      .withName("wait")
+                      .withImage("busybox")
+                      .withArgs("migrate")
+                      .build())
+              .desiredReplicas(1)
+              .build();
+
+      Plan plan = planner.plan(observe(d));
+
+      assertThat(plan.state()).isEqualTo(State.BLOCKED);
+      assertThat(kinds(plan)).containsExactly(Emit.class);
+      assertThat(event(plan).reason()).isEqualTo(EventReason.SqliteMigrationMissing);
+      assertThat(event(plan).reason().warning()).isTrue();
+      assertThat(event(plan).message())
+          .contains("initContainer", "OpenFGA image", "args [\"migrate\"]", "volume mount");
+    }
+
+    @ParameterizedTest(name = "ENGINE={0}")
+    @ValueSource(strings = {"memory", "sqlite"})
+    void aSwitchToAnEngineWithoutMigrationsEndsAFailure(String engine) {
+      Deployment d =
+          Fixtures.deployment()
+              .env(env("OPENFGA_DATASTORE_ENGINE", engine))
+              .initContainer(Fixtures.sqliteMigrate())
+              .failedCondition("v1.14.0")
+              .retryAfter(NOW.plusSeconds(60))
+              .replicas(2)
+              .build();
+
+      Plan plan = planner.plan(observe(d));
+
+      assertThat(plan.state()).isEqualTo(State.SKIPPED);
+      assertThat(kinds(plan)).startsWith(SetConditions.class, ClearRetryAfter.class);
+      assertThat(migrationFailed(only(plan, SetConditions.class)).getStatus()).isEqualTo("False");
+    }
+
+    @Test
     void emitsTheSqliteEventOnlyOncePerDeployment() {
-      Deployment d = Fixtures.deployment().env(env("OPENFGA_DATASTORE_ENGINE", "sqlite")).build();
+      Deployment d =
+          Fixtures.deployment()
+              .env(env("OPENFGA_DATASTORE_ENGINE", "sqlite"))
+              .initContainer(Fixtures.sqliteMigrate())
+              .build();
 
       Emit first = event(planner.plan(observe(d, NOW)));
       Emit later = event(planner.plan(observe(d, NOW.plusSeconds(600))));

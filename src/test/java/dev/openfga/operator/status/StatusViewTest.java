@@ -246,10 +246,31 @@ class StatusViewTest {
                     .build())
             .build();
 
-    StatusRow row = row(d, null, null);
+    Deployment memory =
+        Fixtures.deployment()
+            .containers(
+                new ContainerBuilder()
+                    .withName("openfga")
+                    .withImage(Fixtures.IMAGE)
+                    .withEnv(Fixtures.env(Keys.ENGINE_ENV, "memory"))
+                    .build())
+            .build();
+    Deployment sqlite =
+        Fixtures.deployment()
+            .containers(
+                new ContainerBuilder()
+                    .withName("openfga")
+                    .withImage(Fixtures.IMAGE)
+                    .withEnv(Fixtures.env(Keys.ENGINE_ENV, "sqlite"))
+                    .build())
+            .initContainer(Fixtures.sqliteMigrate())
+            .build();
 
-    assertThat(row.state()).isEqualTo(State.SKIPPED);
-    assertThat(row.stateText()).isEqualTo("skipped: datastore engine sqlite");
+    assertThat(row(memory, null, null).state()).isEqualTo(State.SKIPPED);
+    assertThat(row(memory, null, null).stateText()).isEqualTo("skipped: datastore engine memory");
+    assertThat(row(sqlite, null, null).stateText()).isEqualTo("skipped: datastore engine sqlite");
+    assertThat(row(d, null, null).stateText())
+        .isEqualTo("blocked: sqlite needs an openfga migrate initContainer");
   }
 
   @Test

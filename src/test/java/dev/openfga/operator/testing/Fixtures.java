@@ -43,6 +43,17 @@ import java.util.Optional;
 public final class Fixtures {
   private Fixtures() {}
 
+  /** The initContainer that runs openfga migrate on a sqlite file, as the pod needs it. */
+  public static Container sqliteMigrate() {
+    return new ContainerBuilder()
+        .withName("migrate-sqlite")
+        .withImage(IMAGE)
+        .withArgs("migrate")
+        .withEnv(
+            env(Keys.ENGINE_ENV, "sqlite"), env("OPENFGA_DATASTORE_URI", "file:/data/openfga.db"))
+        .build();
+  }
+
   /** The fixed "now" of every test. */
   public static final Instant NOW = Instant.parse("2026-01-01T00:00:00Z");
 
@@ -169,6 +180,7 @@ public final class Fixtures {
     private final Map<String, String> labels = new LinkedHashMap<>();
     private final Map<String, String> annotations = new LinkedHashMap<>();
     private final List<Container> containers = new ArrayList<>();
+    private final List<Container> initContainers = new ArrayList<>();
     private final List<io.fabric8.kubernetes.api.model.apps.DeploymentCondition> conditions =
         new ArrayList<>();
 
@@ -246,6 +258,12 @@ public final class Fixtures {
       return editOpenfga(c -> new ContainerBuilder(c).withEnv(env).build());
     }
 
+    /** Adds an init container. */
+    public DeploymentFixture initContainer(Container value) {
+      initContainers.add(value);
+      return this;
+    }
+
     /** Replaces the containers. */
     public DeploymentFixture containers(Container... value) {
       containers.clear();
@@ -306,6 +324,8 @@ public final class Fixtures {
           .withNewSpec()
           .withServiceAccountName("openfga")
           .withContainers(containers.stream().map(c -> new ContainerBuilder(c).build()).toList())
+          .withInitContainers(
+              initContainers.stream().map(c -> new ContainerBuilder(c).build()).toList())
           .endSpec()
           .endTemplate()
           .endSpec()

@@ -18,6 +18,8 @@ public final class OpenFgaDeployment {
   private String image = "openfga/openfga:v1.8.0";
   private String engine = "postgres";
   private int replicas = 0;
+  private final java.util.List<io.fabric8.kubernetes.api.model.Container> initContainers =
+      new java.util.ArrayList<>();
   private final Map<String, String> annotations = new LinkedHashMap<>();
   private final Map<String, String> labels = new LinkedHashMap<>();
 
@@ -53,6 +55,11 @@ public final class OpenFgaDeployment {
 
   public OpenFgaDeployment engine(String value) {
     engine = value;
+    return this;
+  }
+
+  public OpenFgaDeployment initContainer(io.fabric8.kubernetes.api.model.Container value) {
+    initContainers.add(value);
     return this;
   }
 
@@ -102,6 +109,7 @@ public final class OpenFgaDeployment {
         .endMetadata()
         .withNewSpec()
         .withServiceAccountName(name)
+        .withInitContainers(initContainers)
         .withContainers(
             new ContainerBuilder()
                 .withName("openfga")
