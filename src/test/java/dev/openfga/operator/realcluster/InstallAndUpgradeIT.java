@@ -85,6 +85,23 @@ class InstallAndUpgradeIT {
 
   @Test
   @Order(3)
+  void aDeliberateScaleToZeroAfterTheFirstInstallIsLeftAlone() {
+    // kubectl scale --replicas=0 for maintenance, or KEDA's scale to zero
+    cluster
+        .client()
+        .apps()
+        .deployments()
+        .inNamespace(cluster.namespace())
+        .withName("openfga")
+        .scale(0);
+    // the operator looks at the Deployment (the scale and the controller's status are events)
+    ControlPlane.sleep(java.time.Duration.ofSeconds(5));
+    assertThat(openfga.replicas()).isZero();
+    assertThat(openfga.statusConfigMap().getData()).doesNotContainKey("restoreReplicas");
+  }
+
+  @Test
+  @Order(4)
   void deletingTheDeploymentLetsTheGarbageCollectorRemoveTheJobAndTheRecord() {
     cluster
         .client()

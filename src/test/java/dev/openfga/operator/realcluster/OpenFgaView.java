@@ -38,7 +38,11 @@ record OpenFgaView(KubernetesClient client, String namespace, String name) {
   }
 
   ConfigMap statusConfigMap() {
-    return client.configMaps().inNamespace(namespace).withName(name + "-migration-status").get();
+    return client
+        .configMaps()
+        .inNamespace(namespace)
+        .withName(dev.openfga.operator.model.Names.statusConfigMap(name))
+        .get();
   }
 
   Job job() {
@@ -55,8 +59,9 @@ record OpenFgaView(KubernetesClient client, String namespace, String name) {
         && Integer.valueOf(1).equals(job.getStatus().getReady());
   }
 
+  /** The Job's name, shortened for long Deployment names as the operator does. */
   String jobName() {
-    return name + "-migrate";
+    return dev.openfga.operator.model.Names.job(name);
   }
 
   Integer replicas() {

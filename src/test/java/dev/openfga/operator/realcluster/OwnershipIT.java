@@ -69,6 +69,89 @@ class OwnershipIT {
   }
 
   @Test
+  void aRunningLegacyHookJobFinishesItsMigrationBeforeItIsAdopted() {
+    KubernetesClient client = cluster.client();
+    Postgres postgres = cluster.postgres();
+    Postgres.Database db = postgres.createDatabase("running_hook");
+    // the database at v1.8.16's schema, then Helm's hook Job for v1.10.0 still at work
+    client
+        .resource(UpstreamOpenFga.datastoreSecret(cluster.namespace(), "hook", db.ownerUri()))
+        .create();
+    OpenFgaView openfga = new OpenFgaView(client, cluster.namespace(), "hook");
+    client
+        .resource(
+            UpstreamOpenFga.hookJob(client, cluster.namespace(), "hook", Binaries.OLD_OPENFGA))
+        .create();
+    await()
+        .atMost(Duration.ofMinutes(1))
+        .until(() -> openfga.job().getStatus().getSucceeded(), n -> n != null && n == 1);
+    client.batch().v1().jobs().inNamespace(cluster.namespace()).withName("hook-migrate").delete();
+    await().atMost(Duration.ofMinutes(1)).until(() -> openfga.job() == null);
+    Job running;
+    try (Postgres.Lock lock = postgres.lockTable(db, "tuple")) {
+      running =
+          client
+              .resource(
+                  UpstreamOpenFga.hookJob(
+                      client, cluster.namespace(), "hook", Binaries.NEW_OPENFGA))
+              .create();
+      await()
+          .atMost(Duration.ofMinutes(1))
+          .until(() -> openfga.job().getStatus().getReady(), n -> n != null && n == 1);
+      client
+          .resource(
+              UpstreamOpenFga.operatorMode(
+                  client, cluster.namespace(), "hook", Binaries.NEW_OPENFGA, 1, null))
+          .create();
+      ControlPlane.sleep(Duration.ofSeconds(5)); // time enough to do something wrong
+      // still Helm's Job, still running: never interrupted mid-migration
+      assertThat(openfga.job().getMetadata().getUid()).isEqualTo(running.getMetadata().getUid());
+      assertThat(openfga.job().getMetadata().getDeletionTimestamp()).isNull();
+    }
+    await()
+        .atMost(Duration.ofMinutes(1))
+        .untilAsserted(() -> assertThat(openfga.recordedVersion()).isEqualTo(Binaries.NEW_OPENFGA));
+    assertThat(openfga.events("LegacyHookJobAdopted")).hasSize(1);
+    assertThat(postgres.schemaRevision(db)).isEqualTo(6);
+    assertThat(cluster.kubelet().maxConcurrentMigrations(cluster.namespace(), openfga.jobName()))
+        .isEqualTo(1);
+  }
+
+  @Test
+  void aDeploymentWithAVeryLongNameGetsItsEventsItsJobAndItsRecord() {
+    // 230 characters with a "-" where the old Event-name rule cut (200): every Event was refused
+    String name = "a".repeat(199) + "-" + "b".repeat(30);
+    KubernetesClient client = cluster.client();
+    Postgres.Database db = cluster.postgres().createDatabase("longname");
+    client
+        .resource(UpstreamOpenFga.datastoreSecret(cluster.namespace(), name, db.ownerUri()))
+        .create();
+    var deployment =
+        UpstreamOpenFga.operatorMode(client, cluster.namespace(), name, Binaries.OLD_OPENFGA, 0, 1);
+    // label values are at most 63 characters: the release (instance) label gets a short one
+    deployment.getMetadata().getLabels().put("app.kubernetes.io/instance", "long");
+    deployment.getSpec().getSelector().getMatchLabels().put("app.kubernetes.io/instance", "long");
+    deployment
+        .getSpec()
+        .getTemplate()
+        .getMetadata()
+        .getLabels()
+        .put("app.kubernetes.io/instance", "long");
+    client.resource(deployment).create();
+    OpenFgaView openfga = new OpenFgaView(client, cluster.namespace(), name);
+    await()
+        .atMost(Duration.ofMinutes(1))
+        .untilAsserted(() -> assertThat(openfga.recordedVersion()).isEqualTo(Binaries.OLD_OPENFGA));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () -> {
+              assertThat(openfga.events("MigrationStarted")).hasSize(1);
+              assertThat(openfga.events("MigrationSucceeded")).hasSize(1);
+            });
+  }
+
+  @Test
   void aHandMadeJobWithTheJobsNameIsReportedAndNeverTouched() {
     KubernetesClient client = cluster.client();
     Job foreign =
