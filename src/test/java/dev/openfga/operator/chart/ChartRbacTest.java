@@ -1,7 +1,7 @@
 package dev.openfga.operator.chart;
 
 import static dev.openfga.operator.chart.OperatorChart.chart;
-import static dev.openfga.operator.testing.OpenFgaDeployment.openfga;
+import static dev.openfga.operator.testing.Fixtures.openfga;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 

@@ -1,13 +1,13 @@
 package dev.openfga.operator.controller;
 
-import static dev.openfga.operator.testing.OpenFgaDeployment.openfga;
+import static dev.openfga.operator.testing.Fixtures.openfga;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.openfga.operator.model.Keys;
 import dev.openfga.operator.testing.FakeJobController.Script;
+import dev.openfga.operator.testing.Fixtures;
 import dev.openfga.operator.testing.MockCluster;
-import dev.openfga.operator.testing.OpenFgaDeployment;
 import io.fabric8.kubernetes.api.model.EnvVarBuilder;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
@@ -44,7 +44,11 @@ class BadInputScenarioTest {
   }
 
   record Case(
-      String name, OpenFgaDeployment deployment, Answer answer, String reason, String says) {
+      String name,
+      Fixtures.DeploymentFixture deployment,
+      Answer answer,
+      String reason,
+      String says) {
     @Override
     public String toString() {
       return name;

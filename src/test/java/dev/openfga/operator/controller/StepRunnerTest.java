@@ -1,6 +1,6 @@
 package dev.openfga.operator.controller;
 
-import static dev.openfga.operator.testing.OpenFgaDeployment.openfga;
+import static dev.openfga.operator.testing.Fixtures.openfga;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

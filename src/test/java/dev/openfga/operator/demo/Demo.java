@@ -1,6 +1,6 @@
 package dev.openfga.operator.demo;
 
-import static dev.openfga.operator.testing.OpenFgaDeployment.openfga;
+import static dev.openfga.operator.testing.Fixtures.openfga;
 
 import dev.openfga.operator.config.LoggingConfig;
 import dev.openfga.operator.model.Keys;

@@ -3,8 +3,8 @@ package dev.openfga.operator.image;
 import dev.openfga.operator.model.Keys;
 import dev.openfga.operator.model.Names;
 import dev.openfga.operator.testing.FakeJobController.Script;
+import dev.openfga.operator.testing.Fixtures;
 import dev.openfga.operator.testing.MockCluster;
-import dev.openfga.operator.testing.OpenFgaDeployment;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -84,7 +84,7 @@ public final class AotTraining {
       cluster.jobs().script(j -> Script.SUCCEED).runFor(200);
       List<String> names = List.of("openfga", "openfga-a", "openfga-b");
       for (String name : names) {
-        cluster.create(OpenFgaDeployment.openfga().name(name).version("v1.8.0").build());
+        cluster.create(Fixtures.openfga().name(name).version("v1.8.0").build());
       }
       int health = freePort();
       int metrics = freePort();

@@ -207,11 +207,9 @@ class CrashIT {
     client.resource(UpstreamOpenFga.datastoreSecret(cluster.namespace(), name, uri)).create();
     client
         .resource(
-            UpstreamOpenFga.withEnv(
-                UpstreamOpenFga.operatorMode(
-                    client, cluster.namespace(), name, Binaries.OLD_OPENFGA, 0, 2),
-                "OPENFGA_TIMEOUT",
-                "2s"))
+            UpstreamOpenFga.fixture(cluster.namespace(), name, Binaries.OLD_OPENFGA, 0, 2)
+                .envVar("OPENFGA_TIMEOUT", "2s")
+                .build())
         .create();
     return new OpenFgaView(client, cluster.namespace(), name);
   }

@@ -195,11 +195,9 @@ class FailureIT {
     client.resource(UpstreamOpenFga.datastoreSecret(namespace, name, uri)).create();
     client
         .resource(
-            UpstreamOpenFga.withEnv(
-                UpstreamOpenFga.operatorMode(
-                    client, namespace, name, Binaries.OLD_OPENFGA, replicas, desired),
-                "OPENFGA_TIMEOUT",
-                "3s"))
+            UpstreamOpenFga.fixture(namespace, name, Binaries.OLD_OPENFGA, replicas, desired)
+                .envVar("OPENFGA_TIMEOUT", "3s")
+                .build())
         .create();
     return new OpenFgaView(client, namespace, name);
   }

@@ -1,15 +1,12 @@
 package dev.openfga.operator.realcluster;
 
-import io.fabric8.kubernetes.api.model.EnvVar;
-import io.fabric8.kubernetes.api.model.EnvVarBuilder;
+import dev.openfga.operator.testing.Fixtures;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -21,8 +18,9 @@ final class UpstreamOpenFga {
   private UpstreamOpenFga() {}
 
   /**
-   * The operator-mode Deployment: opted in, {@code replicas} as given, the URI from the Secret
-   * {@code <name>-datastore}; {@code desiredReplicas} (when not null) as the first-install gate.
+   * The operator-mode Deployment, built with the tests' one Deployment builder from the stock
+   * chart's rendering: opted in, {@code replicas} as given, the URI from the Secret {@code
+   * <name>-datastore}; {@code desiredReplicas} (when not null) as the first-install gate.
    */
   static Deployment operatorMode(
       KubernetesClient client,
@@ -31,23 +29,22 @@ final class UpstreamOpenFga {
       String version,
       int replicas,
       Integer desiredReplicas) {
-    Deployment deployment =
-        rename(first(client, "operator-mode.yaml", Deployment.class), namespace, name);
-    deployment.getSpec().setReplicas(replicas);
+    return fixture(namespace, name, version, replicas, desiredReplicas).build();
+  }
+
+  /** The same, to change more before it is built. */
+  static Fixtures.DeploymentFixture fixture(
+      String namespace, String name, String version, int replicas, Integer desiredReplicas) {
+    Fixtures.DeploymentFixture fixture =
+        Fixtures.upstreamChart()
+            .name(name)
+            .namespace(namespace)
+            .version(version)
+            .replicas(replicas);
     if (desiredReplicas != null) {
-      deployment
-          .getMetadata()
-          .getAnnotations()
-          .put("openfga.dev/desired-replicas", desiredReplicas.toString());
+      fixture.desiredReplicas(desiredReplicas);
     }
-    var container = deployment.getSpec().getTemplate().getSpec().getContainers().get(0);
-    container.setImage("openfga/openfga:" + version);
-    for (EnvVar env : container.getEnv()) {
-      if (env.getValueFrom() != null && env.getValueFrom().getSecretKeyRef() != null) {
-        env.getValueFrom().getSecretKeyRef().setName(name + "-datastore");
-      }
-    }
-    return deployment;
+    return fixture;
   }
 
   /** The hook-mode Helm hook Job {@code <name>-migrate} (the legacy Job the operator adopts). */
@@ -73,28 +70,13 @@ final class UpstreamOpenFga {
         .build();
   }
 
-  /** Adds (or replaces) a literal environment variable of the OpenFGA container. */
-  static Deployment withEnv(Deployment deployment, String name, String value) {
-    var container = deployment.getSpec().getTemplate().getSpec().getContainers().get(0);
-    List<EnvVar> env = new ArrayList<>(container.getEnv());
-    env.removeIf(e -> e.getName().equals(name));
-    env.add(new EnvVarBuilder().withName(name).withValue(value).build());
-    container.setEnv(env);
-    return deployment;
-  }
-
-  /** Namespace, name and the instance label (and so the selector) set for this test. */
-  private static <T extends HasMetadata> T rename(T object, String namespace, String name) {
-    object.getMetadata().setNamespace(namespace);
-    object.getMetadata().setName(name);
-    relabel(object.getMetadata().getLabels(), name);
-    if (object instanceof Deployment d) {
-      relabel(d.getSpec().getSelector().getMatchLabels(), name);
-      relabel(d.getSpec().getTemplate().getMetadata().getLabels(), name);
-    } else if (object instanceof Job j) {
-      relabel(j.getSpec().getTemplate().getMetadata().getLabels(), name);
-    }
-    return object;
+  /** Namespace, name and the instance label set for this test. */
+  private static Job rename(Job job, String namespace, String name) {
+    job.getMetadata().setNamespace(namespace);
+    job.getMetadata().setName(name);
+    relabel(job.getMetadata().getLabels(), name);
+    relabel(job.getSpec().getTemplate().getMetadata().getLabels(), name);
+    return job;
   }
 
   private static void relabel(Map<String, String> labels, String name) {

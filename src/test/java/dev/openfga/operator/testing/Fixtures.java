@@ -67,6 +67,73 @@ public final class Fixtures {
     return new DeploymentFixture();
   }
 
+  /**
+   * OpenFGA as the upstream chart renders it in operator mode, for a cluster (mock or real): opted
+   * in, {@code desired-replicas: 3}, zero replicas until the first migration, the URI from the
+   * Secret {@code <name>-datastore}, a sidecar; {@code name} renames the whole release.
+   */
+  public static DeploymentFixture openfga() {
+    Deployment rendered =
+        new DeploymentBuilder()
+            .withNewMetadata()
+            .withName("openfga")
+            .addToLabels(Keys.PART_OF, Keys.PART_OF_OPENFGA)
+            .addToLabels(Keys.COMPONENT, Keys.COMPONENT_SERVER)
+            .addToLabels(Keys.NAME, "openfga")
+            .addToLabels(Keys.INSTANCE, "openfga")
+            .addToLabels(Keys.MANAGED_BY, "Helm")
+            .addToLabels("helm.sh/chart", "openfga-0.3.12")
+            .addToAnnotations(Keys.MIGRATION_ENABLED, "true")
+            .addToAnnotations(Keys.DESIRED_REPLICAS, "3")
+            .endMetadata()
+            .withNewSpec()
+            .withReplicas(0)
+            .withNewTemplate()
+            .withNewMetadata()
+            .addToLabels(Keys.PART_OF, Keys.PART_OF_OPENFGA)
+            .addToLabels(Keys.COMPONENT, Keys.COMPONENT_SERVER)
+            .addToLabels(Keys.NAME, "openfga")
+            .addToLabels(Keys.INSTANCE, "openfga")
+            .addToLabels(Keys.MANAGED_BY, "Helm")
+            .addToLabels("helm.sh/chart", "openfga-0.3.12")
+            .endMetadata()
+            .withNewSpec()
+            .withServiceAccountName("openfga")
+            .withContainers(
+                new ContainerBuilder()
+                    .withName("openfga")
+                    .withImage("openfga/openfga:v1.8.0")
+                    .withArgs("run")
+                    .withEnv(
+                        env(Keys.ENGINE_ENV, "postgres"),
+                        new EnvVarBuilder()
+                            .withName("OPENFGA_DATASTORE_URI")
+                            .withNewValueFrom()
+                            .withNewSecretKeyRef("uri", "openfga-datastore", false)
+                            .endValueFrom()
+                            .build(),
+                        env("OPENFGA_LOG_LEVEL", "info"),
+                        env("OPENFGA_PLAYGROUND_ENABLED", "false"))
+                    .build(),
+                new ContainerBuilder()
+                    .withName("proxy")
+                    .withImage("envoyproxy/envoy:v1.30.0")
+                    .build())
+            .endSpec()
+            .endTemplate()
+            .endSpec()
+            .build();
+    return new DeploymentFixture(rendered, true);
+  }
+
+  /**
+   * The Deployment the stock upstream chart 0.3.12 renders in operator mode (the shared fixture),
+   * in namespace {@code openfga}; {@code name} renames the whole release.
+   */
+  public static DeploymentFixture upstreamChart() {
+    return new DeploymentFixture(upstreamChart("operator-mode.yaml", Deployment.class), true);
+  }
+
   /** The Deployment with its image set to {@code openfga/openfga:<version>}. */
   public static Deployment deployment(String version) {
     return deployment().image("openfga/openfga:" + version).build();
@@ -172,11 +239,29 @@ public final class Fixtures {
     return found.get(0);
   }
 
-  /** Builds the default Deployment, with small changes. */
+  /**
+   * The one builder of OpenFGA Deployments, for all three test tiers. Three starting points:
+   *
+   * <ul>
+   *   <li>{@link #deployment()}: upstream's test fixture, for the pure decision ({@code
+   *       default/openfga}, UID and resourceVersion set, {@code v1.14.0}, a literal URI);
+   *   <li>{@link #openfga()}: what the upstream chart renders in operator mode, for clusters (the
+   *       mock API server and the real one): namespace {@code openfga}, no UID, the URI from the
+   *       Secret {@code <name>-datastore}, a sidecar, {@code desired-replicas: 3}; {@code name}
+   *       renames the release too (instance label, ServiceAccount, Secret);
+   *   <li>{@link #upstreamChart()}: the stock chart's own rendering (the shared fixture YAML), with
+   *       everything it has (probes, ports, sixteen variables), for the real cluster.
+   * </ul>
+   */
   public static final class DeploymentFixture {
-    private String name = NAME;
-    private String uid = UID;
+    private final Deployment base;
+    private String name;
+    private String namespace;
+    private String uid;
+    private String resourceVersion;
     private Integer replicas = 0;
+    private String serviceAccount;
+    private final boolean releaseFollowsName;
     private final Map<String, String> labels = new LinkedHashMap<>();
     private final Map<String, String> annotations = new LinkedHashMap<>();
     private final List<Container> containers = new ArrayList<>();
@@ -184,7 +269,15 @@ public final class Fixtures {
     private final List<io.fabric8.kubernetes.api.model.apps.DeploymentCondition> conditions =
         new ArrayList<>();
 
+    /** Upstream's test fixture. */
     private DeploymentFixture() {
+      base = new Deployment();
+      name = NAME;
+      namespace = NAMESPACE;
+      uid = UID;
+      resourceVersion = "7";
+      serviceAccount = "openfga";
+      releaseFollowsName = false;
       labels.put("helm.sh/chart", "openfga-0.4.0");
       labels.put(Keys.NAME, "openfga");
       labels.put(Keys.INSTANCE, "openfga");
@@ -205,8 +298,48 @@ public final class Fixtures {
               .build());
     }
 
+    /** Starts from a rendered Deployment: everything it has is kept unless changed here. */
+    private DeploymentFixture(Deployment rendered, boolean releaseFollowsName) {
+      base = new DeploymentBuilder(rendered).build();
+      name = rendered.getMetadata().getName();
+      namespace = MockCluster.NS;
+      replicas = rendered.getSpec().getReplicas();
+      serviceAccount = rendered.getSpec().getTemplate().getSpec().getServiceAccountName();
+      this.releaseFollowsName = releaseFollowsName;
+      labels.putAll(rendered.getMetadata().getLabels());
+      if (rendered.getMetadata().getAnnotations() != null) {
+        annotations.putAll(rendered.getMetadata().getAnnotations());
+      }
+      rendered
+          .getSpec()
+          .getTemplate()
+          .getSpec()
+          .getContainers()
+          .forEach(c -> containers.add(new ContainerBuilder(c).build()));
+    }
+
     public DeploymentFixture name(String value) {
       name = value;
+      if (releaseFollowsName) {
+        labels.put(Keys.INSTANCE, value);
+        serviceAccount = value;
+        // the chart's Secret is named after the release
+        containers.replaceAll(
+            c ->
+                new ContainerBuilder(c)
+                    .withEnv(
+                        c.getEnv() == null
+                            ? List.of()
+                            : c.getEnv().stream()
+                                .map(e -> withSecret(e, value + "-datastore"))
+                                .toList())
+                    .build());
+      }
+      return this;
+    }
+
+    public DeploymentFixture namespace(String value) {
+      namespace = value;
       return this;
     }
 
@@ -220,8 +353,18 @@ public final class Fixtures {
       return this;
     }
 
+    public DeploymentFixture serviceAccount(String value) {
+      serviceAccount = value;
+      return this;
+    }
+
+    /** Sets a label; {@code null} removes it. */
     public DeploymentFixture label(String key, String value) {
-      labels.put(key, value);
+      if (value == null) {
+        labels.remove(key);
+      } else {
+        labels.put(key, value);
+      }
       return this;
     }
 
@@ -230,8 +373,13 @@ public final class Fixtures {
       return this;
     }
 
+    /** Sets an annotation; {@code null} removes it. */
     public DeploymentFixture annotation(String key, String value) {
-      annotations.put(key, value);
+      if (value == null) {
+        annotations.remove(key);
+      } else {
+        annotations.put(key, value);
+      }
       return this;
     }
 
@@ -253,6 +401,36 @@ public final class Fixtures {
       return editOpenfga(c -> new ContainerBuilder(c).withImage(image).build());
     }
 
+    /** Sets the image to {@code openfga/openfga:<tag>}. */
+    public DeploymentFixture version(String tag) {
+      return image("openfga/openfga:" + tag);
+    }
+
+    /** Sets (or adds) the literal {@code OPENFGA_DATASTORE_ENGINE} of the openfga container. */
+    public DeploymentFixture engine(String value) {
+      return envVar(Keys.ENGINE_ENV, value);
+    }
+
+    /** Sets (or adds) a literal variable of the openfga container, keeping the others. */
+    public DeploymentFixture envVar(String key, String value) {
+      return editOpenfga(
+          c -> {
+            List<EnvVar> env = new ArrayList<>(c.getEnv() == null ? List.of() : c.getEnv());
+            int at = -1;
+            for (int i = 0; i < env.size(); i++) {
+              if (env.get(i).getName().equals(key)) {
+                at = i;
+              }
+            }
+            if (at >= 0) {
+              env.set(at, Fixtures.env(key, value));
+            } else {
+              env.add(Fixtures.env(key, value));
+            }
+            return new ContainerBuilder(c).withEnv(env).build();
+          });
+    }
+
     /** Replaces the env of the {@code openfga} container. */
     public DeploymentFixture env(EnvVar... env) {
       return editOpenfga(c -> new ContainerBuilder(c).withEnv(env).build());
@@ -268,6 +446,12 @@ public final class Fixtures {
     public DeploymentFixture containers(Container... value) {
       containers.clear();
       containers.addAll(List.of(value));
+      return this;
+    }
+
+    /** Edits the {@code openfga} container. */
+    public DeploymentFixture editOpenfga(java.util.function.UnaryOperator<Container> edit) {
+      containers.replaceAll(c -> "openfga".equals(c.getName()) ? edit.apply(c) : c);
       return this;
     }
 
@@ -295,34 +479,49 @@ public final class Fixtures {
       return condition(Keys.CONDITION_TYPE, "False", Keys.REASON_SUCCEEDED, Keys.MESSAGE_SUCCEEDED);
     }
 
-    private DeploymentFixture editOpenfga(java.util.function.UnaryOperator<Container> edit) {
-      containers.replaceAll(c -> "openfga".equals(c.getName()) ? edit.apply(c) : c);
-      return this;
+    private static EnvVar withSecret(EnvVar e, String secret) {
+      if (e.getValueFrom() == null || e.getValueFrom().getSecretKeyRef() == null) {
+        return e;
+      }
+      EnvVar copy = new EnvVarBuilder(e).build();
+      copy.getValueFrom().getSecretKeyRef().setName(secret);
+      return copy;
     }
 
     public Deployment build() {
-      return new DeploymentBuilder()
-          .withNewMetadata()
+      // the selector and the pod's labels follow the release (name and instance labels)
+      Map<String, String> selector = new LinkedHashMap<>();
+      selector.put(Keys.NAME, labels.getOrDefault(Keys.NAME, "openfga"));
+      selector.put(Keys.INSTANCE, labels.getOrDefault(Keys.INSTANCE, name));
+      Deployment d = new DeploymentBuilder(base).build();
+      var template = d.getSpec() == null ? null : d.getSpec().getTemplate();
+      Map<String, String> podLabels = new LinkedHashMap<>();
+      if (template != null
+          && template.getMetadata() != null
+          && template.getMetadata().getLabels() != null) {
+        podLabels.putAll(template.getMetadata().getLabels());
+      }
+      podLabels.putAll(selector);
+      return new DeploymentBuilder(d)
+          .editOrNewMetadata()
           .withName(name)
-          .withNamespace(NAMESPACE)
+          .withNamespace(namespace)
           .withUid(uid)
-          .withResourceVersion("7")
+          .withResourceVersion(resourceVersion)
           .withLabels(new LinkedHashMap<>(labels))
           .withAnnotations(new LinkedHashMap<>(annotations))
           .endMetadata()
-          .withNewSpec()
+          .editOrNewSpec()
           .withReplicas(replicas)
           .withNewSelector()
-          .addToMatchLabels(Keys.NAME, "openfga")
-          .addToMatchLabels(Keys.INSTANCE, "openfga")
+          .withMatchLabels(selector)
           .endSelector()
-          .withNewTemplate()
-          .withNewMetadata()
-          .addToLabels(Keys.NAME, "openfga")
-          .addToLabels(Keys.INSTANCE, "openfga")
+          .editOrNewTemplate()
+          .editOrNewMetadata()
+          .withLabels(podLabels)
           .endMetadata()
-          .withNewSpec()
-          .withServiceAccountName("openfga")
+          .editOrNewSpec()
+          .withServiceAccountName(serviceAccount)
           .withContainers(containers.stream().map(c -> new ContainerBuilder(c).build()).toList())
           .withInitContainers(
               initContainers.stream().map(c -> new ContainerBuilder(c).build()).toList())
