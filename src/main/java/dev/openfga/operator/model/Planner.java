@@ -406,7 +406,9 @@ public final class Planner {
     Map<String, String> retention = new LinkedHashMap<>();
     retention.put(Keys.RETRY_AFTER, Timestamps.format(retryAfter));
     retention.put(Keys.RETAIN_UNTIL, Timestamps.format(retainUntil));
-    if (recordedEvidence.isEmpty() && evidence.isPresent()) {
+    // Kept on the Job once the Job has Failed: at FailureTarget the pod may still be ending (no
+    // exit code yet), so the evidence is read again, and recorded, when Failed arrives.
+    if (recordedEvidence.isEmpty() && evidence.isPresent() && finished) {
       retention.put(Keys.FAILURE_EVIDENCE, evidence.get());
     }
     boolean recordedSame =

@@ -1459,6 +1459,43 @@ class PlannerTest {
     }
 
     @Test
+    void recordsTheEvidenceOnTheJobOnlyOnceItHasFailedWithItsExitCode() {
+      // at FailureTarget the pod may still be ending: its exit code is not known yet
+      Job failing = Fixtures.job(d, "v1.14.0").failureTarget(NOW).build();
+      Observation early =
+          observe(d, null, failing, NOW).withFailureEvidence("Pod openfga-migrate-x1.");
+
+      Plan atTarget = planner.plan(early);
+      Observation later = PlanReplay.apply(early, atTarget, NOW.plusSeconds(10));
+      Job failed =
+          new JobBuilder(later.job().orElseThrow())
+              .editStatus()
+              .addNewCondition()
+              .withType("Failed")
+              .withStatus("True")
+              .withLastTransitionTime(Timestamps.format(NOW.plusSeconds(10)))
+              .endCondition()
+              .endStatus()
+              .build();
+      Plan atFailed =
+          planner.plan(
+              later
+                  .withJob(failed)
+                  .withFailureEvidence(
+                      "Pod openfga-migrate-x1: exit code 1 (Error). Log:\nError: boom"));
+
+      assertThat(only(atTarget, PatchJob.class).annotations())
+          .doesNotContainKey(Keys.FAILURE_EVIDENCE);
+      assertThat(only(atFailed, PatchJob.class).annotations())
+          .containsEntry(
+              Keys.FAILURE_EVIDENCE,
+              "Pod openfga-migrate-x1: exit code 1 (Error). Log:\nError: boom");
+      // and the condition now carries the exit code too
+      assertThat(migrationFailed(only(atFailed, SetConditions.class)).getMessage())
+          .contains("exit code 1");
+    }
+
+    @Test
     void extendsRetentionFromTheTimeTheJobFailed() {
       Planner ttl120 = plannerWithTtl(120);
       Observation t0 = observe(d, null, Fixtures.job(d, "v1.14.0").failureTarget(NOW).build(), NOW);
