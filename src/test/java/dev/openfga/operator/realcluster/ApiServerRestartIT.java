@@ -3,7 +3,6 @@ package dev.openfga.operator.realcluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -50,15 +49,8 @@ class ApiServerRestartIT {
   }
 
   private static OpenFgaView deploy(String name, Postgres.Database db) {
-    KubernetesClient client = cluster.client();
-    client
-        .resource(UpstreamOpenFga.datastoreSecret(cluster.namespace(), name, db.ownerUri()))
-        .create();
-    client
-        .resource(
-            UpstreamOpenFga.operatorMode(
-                client, cluster.namespace(), name, Binaries.OLD_OPENFGA, 0, 1))
-        .create();
-    return new OpenFgaView(client, cluster.namespace(), name);
+    return cluster.deploy(
+        UpstreamOpenFga.fixture(cluster.namespace(), name, Binaries.OLD_OPENFGA, 0, 1),
+        db.ownerUri());
   }
 }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.openfga.operator.controller.OperatorClient;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -203,14 +202,9 @@ class CrashIT {
   }
 
   private static OpenFgaView install(String name, String uri) {
-    KubernetesClient client = cluster.client();
-    client.resource(UpstreamOpenFga.datastoreSecret(cluster.namespace(), name, uri)).create();
-    client
-        .resource(
-            UpstreamOpenFga.fixture(cluster.namespace(), name, Binaries.OLD_OPENFGA, 0, 2)
-                .envVar("OPENFGA_TIMEOUT", "2s")
-                .build())
-        .create();
-    return new OpenFgaView(client, cluster.namespace(), name);
+    return cluster.deploy(
+        UpstreamOpenFga.fixture(cluster.namespace(), name, Binaries.OLD_OPENFGA, 0, 2)
+            .envVar("OPENFGA_TIMEOUT", "2s"),
+        uri);
   }
 }

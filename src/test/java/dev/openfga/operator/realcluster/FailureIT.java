@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.apps.DeploymentCondition;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
@@ -191,15 +190,10 @@ class FailureIT {
 
   private static OpenFgaView install(
       String namespace, String name, String uri, int replicas, int desired) {
-    KubernetesClient client = cluster.client();
-    client.resource(UpstreamOpenFga.datastoreSecret(namespace, name, uri)).create();
-    client
-        .resource(
-            UpstreamOpenFga.fixture(namespace, name, Binaries.OLD_OPENFGA, replicas, desired)
-                .envVar("OPENFGA_TIMEOUT", "3s")
-                .build())
-        .create();
-    return new OpenFgaView(client, namespace, name);
+    return cluster.deploy(
+        UpstreamOpenFga.fixture(namespace, name, Binaries.OLD_OPENFGA, replicas, desired)
+            .envVar("OPENFGA_TIMEOUT", "3s"),
+        uri);
   }
 
   private static DeploymentCondition awaitFailed(OpenFgaView openfga) {

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.DeletionPropagation;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -31,16 +30,10 @@ class InstallAndUpgradeIT {
     cluster.startOperator(
         cluster.installOperator(cluster.namespace(), "leaderElection: {enabled: false}\n"),
         "operator-0");
-    KubernetesClient client = cluster.client();
-    openfga = new OpenFgaView(client, cluster.namespace(), "openfga");
-    client
-        .resource(UpstreamOpenFga.datastoreSecret(cluster.namespace(), "openfga", db.ownerUri()))
-        .create();
-    client
-        .resource(
-            UpstreamOpenFga.operatorMode(
-                client, cluster.namespace(), "openfga", Binaries.OLD_OPENFGA, 0, 2))
-        .create();
+    openfga =
+        cluster.deploy(
+            UpstreamOpenFga.fixture(cluster.namespace(), "openfga", Binaries.OLD_OPENFGA, 0, 2),
+            db.ownerUri());
   }
 
   @Test

@@ -34,17 +34,10 @@ class LeaderElectionIT {
     String follower = leader.equals("operator-a") ? "operator-b" : "operator-a";
 
     Postgres.Database db = cluster.postgres().createDatabase("leader");
-    OpenFgaView openfga = new OpenFgaView(cluster.client(), cluster.namespace(), "openfga");
-    cluster
-        .client()
-        .resource(UpstreamOpenFga.datastoreSecret(cluster.namespace(), "openfga", db.ownerUri()))
-        .create();
-    cluster
-        .client()
-        .resource(
-            UpstreamOpenFga.operatorMode(
-                cluster.client(), cluster.namespace(), "openfga", Binaries.OLD_OPENFGA, 0, 1))
-        .create();
+    OpenFgaView openfga =
+        cluster.deploy(
+            UpstreamOpenFga.fixture(cluster.namespace(), "openfga", Binaries.OLD_OPENFGA, 0, 1),
+            db.ownerUri());
     await()
         .atMost(Duration.ofMinutes(2))
         .untilAsserted(() -> assertThat(openfga.recordedVersion()).isEqualTo(Binaries.OLD_OPENFGA));

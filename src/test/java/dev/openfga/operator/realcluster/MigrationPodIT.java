@@ -81,15 +81,8 @@ class MigrationPodIT {
   }
 
   private static OpenFgaView deploy(String name, Postgres.Database db) {
-    KubernetesClient client = cluster.client();
-    client
-        .resource(UpstreamOpenFga.datastoreSecret(cluster.namespace(), name, db.ownerUri()))
-        .create();
-    client
-        .resource(
-            UpstreamOpenFga.operatorMode(
-                client, cluster.namespace(), name, Binaries.OLD_OPENFGA, 0, 1))
-        .create();
-    return new OpenFgaView(client, cluster.namespace(), name);
+    return cluster.deploy(
+        UpstreamOpenFga.fixture(cluster.namespace(), name, Binaries.OLD_OPENFGA, 0, 1),
+        db.ownerUri());
   }
 }

@@ -223,16 +223,8 @@ class OwnershipIT {
   }
 
   private static OpenFgaView deploy(String name) {
-    KubernetesClient client = cluster.client();
-    Postgres.Database db = cluster.postgres().createDatabase(name);
-    client
-        .resource(UpstreamOpenFga.datastoreSecret(cluster.namespace(), name, db.ownerUri()))
-        .create();
-    client
-        .resource(
-            UpstreamOpenFga.operatorMode(
-                client, cluster.namespace(), name, Binaries.OLD_OPENFGA, 0, 2))
-        .create();
-    return new OpenFgaView(client, cluster.namespace(), name);
+    return cluster.deploy(
+        UpstreamOpenFga.fixture(cluster.namespace(), name, Binaries.OLD_OPENFGA, 0, 2),
+        cluster.postgres().createDatabase(name).ownerUri());
   }
 }

@@ -128,13 +128,16 @@ final class Postgres implements AutoCloseable {
 
   /** Runs SQL as the superuser over the Unix socket; returns the unaligned, tuples-only output. */
   String psql(String database, String sql) {
-    List<String> command =
-        asPostgres(
-            bin.resolve("psql").toString(),
-            "-X",
-            "-q",
-            "-t",
-            "-A",
+    List<String> command = psqlCommand(database, sql, "-t", "-A");
+    return ChildProcess.run(Duration.ofSeconds(30), socketDir, command, Map.of());
+  }
+
+  /** psql as the superuser over the harness's Unix socket, stopping at the first error. */
+  private List<String> psqlCommand(String database, String sql, String... options) {
+    List<String> psql = new ArrayList<>(List.of(bin.resolve("psql").toString(), "-X", "-q"));
+    psql.addAll(List.of(options));
+    psql.addAll(
+        List.of(
             "-v",
             "ON_ERROR_STOP=1",
             "-h",
@@ -146,8 +149,8 @@ final class Postgres implements AutoCloseable {
             "-d",
             database,
             "-c",
-            sql);
-    return ChildProcess.run(Duration.ofSeconds(30), socketDir, command, Map.of());
+            sql));
+    return asPostgres(psql.toArray(String[]::new));
   }
 
   /** A table lock held by a session of its own until closed. */
@@ -178,21 +181,8 @@ final class Postgres implements AutoCloseable {
   Lock lockTable(Database db, String table) {
     String application = "test-lock-" + DATABASES.incrementAndGet();
     List<String> command =
-        asPostgres(
-            bin.resolve("psql").toString(),
-            "-X",
-            "-q",
-            "-v",
-            "ON_ERROR_STOP=1",
-            "-h",
-            socketDir.toString(),
-            "-p",
-            String.valueOf(port),
-            "-U",
-            "postgres",
-            "-d",
+        psqlCommand(
             db.name(),
-            "-c",
             "BEGIN; LOCK TABLE " + table + " IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(600);");
     ChildProcess session =
         ChildProcess.start(

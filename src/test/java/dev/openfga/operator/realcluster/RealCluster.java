@@ -173,6 +173,19 @@ public final class RealCluster implements BeforeAllCallback, AfterAllCallback {
     return closeable;
   }
 
+  /**
+   * Creates the Deployment the fixture builds and its datastore Secret {@code <name>-datastore}
+   * (key {@code uri}) in the fixture's namespace; returns a view on it.
+   */
+  OpenFgaView deploy(dev.openfga.operator.testing.Fixtures.DeploymentFixture fixture, String uri) {
+    var deployment = fixture.build();
+    String ns = deployment.getMetadata().getNamespace();
+    String name = deployment.getMetadata().getName();
+    client().resource(UpstreamOpenFga.datastoreSecret(ns, name, uri)).create();
+    client().resource(deployment).create();
+    return new OpenFgaView(client(), ns, name);
+  }
+
   /** The objects of a file rendered from the stock upstream {@code openfga} chart. */
   static List<HasMetadata> upstreamChart(KubernetesClient client, String file) {
     String path = "/fixtures/upstream-openfga-chart-0.3.12/" + file;
