@@ -97,6 +97,40 @@ class MigrationScenarioTest {
   }
 
   @Test
+  void readsTheRecordDirectlyBeforeEveryJobCreateEvenWhenItIsCached() {
+    // a lagging ConfigMap watch must not run an already-recorded migration again
+    cluster.jobs().script(j -> Script.SUCCEED);
+    cluster.create(openfga().version("v1.8.0").build());
+    startOperator();
+    await()
+        .atMost(WAIT)
+        .until(() -> cluster.recordedVersion("openfga").orElse(""), v -> v.equals("v1.8.0"));
+    int before = cluster.requests().size();
+
+    setImage("openfga", "openfga/openfga:v1.9.0");
+
+    await()
+        .atMost(WAIT)
+        .until(() -> cluster.recordedVersion("openfga").orElse(""), v -> v.equals("v1.9.0"));
+    List<MockCluster.ApiRequest> upgrade =
+        List.copyOf(cluster.requests().subList(before, cluster.requests().size()));
+    int create = -1;
+    for (int i = 0; i < upgrade.size(); i++) {
+      if (upgrade.get(i).method().equals("POST") && upgrade.get(i).path().contains("/jobs")) {
+        create = i;
+        break;
+      }
+    }
+    assertThat(create).as("the upgrade's Job create").isNotNegative();
+    assertThat(upgrade.subList(0, create))
+        .as("requests before the Job create")
+        .anyMatch(
+            r ->
+                r.method().equals("GET")
+                    && r.path().split("\\?")[0].endsWith("/configmaps/openfga-migration-status"));
+  }
+
+  @Test
   void failedMigrationReportsKeepsJobAndRetriesExactlyOnceAfterCooldown() {
     cluster
         .jobs()

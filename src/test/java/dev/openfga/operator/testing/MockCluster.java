@@ -121,8 +121,13 @@ public final class MockCluster implements AutoCloseable {
           new ApiRequest(
               request.getMethod(), request.getPath(), body, request.getHeader("User-Agent")));
       for (Fault f : faults) {
+        String path = request.getPath();
+        boolean matches =
+            f.atEnd()
+                ? path.split("\\?", 2)[0].endsWith(f.pathPart())
+                : path.contains(f.pathPart());
         if (f.method().equals(request.getMethod())
-            && request.getPath().contains(f.pathPart())
+            && matches
             && f.remaining().getAndDecrement() > 0) {
           return new MockResponse()
               .setResponseCode(f.code())
@@ -168,7 +173,12 @@ public final class MockCluster implements AutoCloseable {
 
   /** The API server answers the next {@code times} matching requests with this HTTP code. */
   public void failNext(String method, String pathPart, int code, int times) {
-    dispatcher.faults.add(new Fault(method, pathPart, code, new AtomicInteger(times)));
+    dispatcher.faults.add(new Fault(method, pathPart, code, new AtomicInteger(times), false));
+  }
+
+  /** The same for requests whose path (without the query) ends with {@code pathEnd}. */
+  public void failNextAt(String method, String pathEnd, int code, int times) {
+    dispatcher.faults.add(new Fault(method, pathEnd, code, new AtomicInteger(times), true));
   }
 
   /** One request the API server received (the body of DELETE requests only). */
@@ -179,7 +189,8 @@ public final class MockCluster implements AutoCloseable {
     return List.copyOf(dispatcher.requests);
   }
 
-  private record Fault(String method, String pathPart, int code, AtomicInteger remaining) {}
+  private record Fault(
+      String method, String pathPart, int code, AtomicInteger remaining, boolean atEnd) {}
 
   public KubernetesClient client() {
     return client;
