@@ -77,12 +77,7 @@ public final class Fixtures {
         new DeploymentBuilder()
             .withNewMetadata()
             .withName("openfga")
-            .addToLabels(Keys.PART_OF, Keys.PART_OF_OPENFGA)
-            .addToLabels(Keys.COMPONENT, Keys.COMPONENT_SERVER)
-            .addToLabels(Keys.NAME, "openfga")
-            .addToLabels(Keys.INSTANCE, "openfga")
-            .addToLabels(Keys.MANAGED_BY, "Helm")
-            .addToLabels("helm.sh/chart", "openfga-0.3.12")
+            .withLabels(chartLabels())
             .addToAnnotations(Keys.MIGRATION_ENABLED, "true")
             .addToAnnotations(Keys.DESIRED_REPLICAS, "3")
             .endMetadata()
@@ -90,12 +85,7 @@ public final class Fixtures {
             .withReplicas(0)
             .withNewTemplate()
             .withNewMetadata()
-            .addToLabels(Keys.PART_OF, Keys.PART_OF_OPENFGA)
-            .addToLabels(Keys.COMPONENT, Keys.COMPONENT_SERVER)
-            .addToLabels(Keys.NAME, "openfga")
-            .addToLabels(Keys.INSTANCE, "openfga")
-            .addToLabels(Keys.MANAGED_BY, "Helm")
-            .addToLabels("helm.sh/chart", "openfga-0.3.12")
+            .withLabels(chartLabels())
             .endMetadata()
             .withNewSpec()
             .withServiceAccountName("openfga")
@@ -124,6 +114,18 @@ public final class Fixtures {
             .endSpec()
             .build();
     return new DeploymentFixture(rendered, true);
+  }
+
+  /** The labels the upstream chart puts on the Deployment and its pods. */
+  private static Map<String, String> chartLabels() {
+    Map<String, String> labels = new LinkedHashMap<>();
+    labels.put(Keys.PART_OF, Keys.PART_OF_OPENFGA);
+    labels.put(Keys.COMPONENT, Keys.COMPONENT_SERVER);
+    labels.put(Keys.NAME, "openfga");
+    labels.put(Keys.INSTANCE, "openfga");
+    labels.put(Keys.MANAGED_BY, "Helm");
+    labels.put("helm.sh/chart", "openfga-0.3.12");
+    return labels;
   }
 
   /**
