@@ -113,7 +113,7 @@ public final class Fixtures {
             .endTemplate()
             .endSpec()
             .build();
-    return new DeploymentFixture(rendered, true);
+    return new DeploymentFixture(rendered, true, true);
   }
 
   /** The labels the upstream chart puts on the Deployment and its pods. */
@@ -130,10 +130,13 @@ public final class Fixtures {
 
   /**
    * The Deployment the stock upstream chart 0.3.12 renders in operator mode (the shared fixture),
-   * in namespace {@code openfga}; {@code name} renames the whole release.
+   * in namespace {@code openfga}; {@code name} renames the release (instance label, datastore
+   * Secret) but keeps the chart's ServiceAccount {@code openfga}, which the real-cluster namespaces
+   * have.
    */
   public static DeploymentFixture upstreamChart() {
-    return new DeploymentFixture(upstreamChart("operator-mode.yaml", Deployment.class), true);
+    return new DeploymentFixture(
+        upstreamChart("operator-mode.yaml", Deployment.class), true, false);
   }
 
   /** The Deployment with its image set to {@code openfga/openfga:<version>}. */
@@ -264,6 +267,7 @@ public final class Fixtures {
     private Integer replicas = 0;
     private String serviceAccount;
     private final boolean releaseFollowsName;
+    private final boolean serviceAccountFollowsName;
     private final Map<String, String> labels = new LinkedHashMap<>();
     private final Map<String, String> annotations = new LinkedHashMap<>();
     private final List<Container> containers = new ArrayList<>();
@@ -280,6 +284,7 @@ public final class Fixtures {
       resourceVersion = "7";
       serviceAccount = "openfga";
       releaseFollowsName = false;
+      serviceAccountFollowsName = false;
       labels.put("helm.sh/chart", "openfga-0.4.0");
       labels.put(Keys.NAME, "openfga");
       labels.put(Keys.INSTANCE, "openfga");
@@ -300,14 +305,20 @@ public final class Fixtures {
               .build());
     }
 
-    /** Starts from a rendered Deployment: everything it has is kept unless changed here. */
-    private DeploymentFixture(Deployment rendered, boolean releaseFollowsName) {
+    /**
+     * Starts from a rendered Deployment: everything it has is kept unless changed here. {@code
+     * name} also renames the release (instance label, datastore Secret) and, when asked, the
+     * ServiceAccount.
+     */
+    private DeploymentFixture(
+        Deployment rendered, boolean releaseFollowsName, boolean serviceAccountFollowsName) {
       base = new DeploymentBuilder(rendered).build();
       name = rendered.getMetadata().getName();
       namespace = MockCluster.NS;
       replicas = rendered.getSpec().getReplicas();
       serviceAccount = rendered.getSpec().getTemplate().getSpec().getServiceAccountName();
       this.releaseFollowsName = releaseFollowsName;
+      this.serviceAccountFollowsName = serviceAccountFollowsName;
       labels.putAll(rendered.getMetadata().getLabels());
       if (rendered.getMetadata().getAnnotations() != null) {
         annotations.putAll(rendered.getMetadata().getAnnotations());
@@ -322,9 +333,11 @@ public final class Fixtures {
 
     public DeploymentFixture name(String value) {
       name = value;
+      if (serviceAccountFollowsName) {
+        serviceAccount = value;
+      }
       if (releaseFollowsName) {
         labels.put(Keys.INSTANCE, value);
-        serviceAccount = value;
         // the chart's Secret is named after the release
         containers.replaceAll(
             c ->
