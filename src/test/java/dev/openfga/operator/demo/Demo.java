@@ -83,22 +83,8 @@ public final class Demo {
     }
 
     chapter("2. Upgrade to v1.9.0 (its first migration attempt fails)");
-    cluster
-        .client()
-        .apps()
-        .deployments()
-        .inNamespace(MockCluster.NS)
-        .withName(DEPLOYMENT)
-        .edit(
-            d -> {
-              d.getSpec()
-                  .getTemplate()
-                  .getSpec()
-                  .getContainers()
-                  .get(0)
-                  .setImage("openfga/openfga:v1.9.0");
-              return d;
-            });
+    // a JSON patch of the image alone: the operator writes the Deployment at the same time
+    cluster.setImage(DEPLOYMENT, "openfga/openfga:v1.9.0");
     if (!waitFor(() -> recorded(cluster, "v1.9.0"))) {
       return fail("the upgrade did not finish");
     }
@@ -197,12 +183,16 @@ public final class Demo {
 
               @Override
               public void onUpdate(ConfigMap o, ConfigMap cm) {
-                if (!Objects.equals(o.getData(), cm.getData())) {
+                if (!Objects.equals(
+                    o.getData().get(Keys.DATA_VERSION), cm.getData().get(Keys.DATA_VERSION))) {
                   say(
                       "  record    "
                           + cm.getMetadata().getName()
                           + " version="
                           + cm.getData().get(Keys.DATA_VERSION));
+                } else if (o.getData().containsKey(Keys.DATA_RESTORE_REPLICAS)
+                    && !cm.getData().containsKey(Keys.DATA_RESTORE_REPLICAS)) {
+                  say("  record    " + cm.getMetadata().getName() + " first install done");
                 }
               }
 
