@@ -33,7 +33,6 @@ final class Leadership {
   private final String namespace;
   private final String identity;
   private final boolean exitOnStopLeading;
-  private final AtomicBoolean leading = new AtomicBoolean();
   private final AtomicBoolean stopping = new AtomicBoolean();
   private final AtomicBoolean wasLeader = new AtomicBoolean();
 
@@ -52,7 +51,6 @@ final class Leadership {
   LeaderCallbacks callbacks() {
     return new LeaderCallbacks(
         () -> {
-          leading.set(true);
           wasLeader.set(true);
           LOG.atInfo().addKeyValue("identity", identity).log("Leading");
         },
@@ -66,7 +64,6 @@ final class Leadership {
   }
 
   private void stoppedLeading() {
-    leading.set(false);
     if (stopping.get()) {
       return;
     }

@@ -124,10 +124,6 @@ final class ChildProcess implements AutoCloseable {
     }
   }
 
-  Path logFile() {
-    return log;
-  }
-
   /** SIGTERM; the exit code, or -1 when it was still running after {@code grace}. */
   int terminate(Duration grace) {
     process.destroy();

@@ -3,10 +3,10 @@ package dev.openfga.operator.realcluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.openfga.operator.testing.Fixtures;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
-import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
 import java.util.Map;
@@ -154,34 +154,23 @@ class OwnershipIT {
   @Test
   void aHandMadeJobWithTheJobsNameIsReportedAndNeverTouched() {
     KubernetesClient client = cluster.client();
+    // the DBA's Job runs for a second and finishes: finished or not, it is never touched
+    cluster
+        .kubelet()
+        .when(
+            cluster.namespace(),
+            pod -> pod.getMetadata().getName().startsWith("handmade-migrate-"),
+            new TestKubelet.Outcome.Exit(0, "dump done", Duration.ofSeconds(1)));
     Job foreign =
-        client
-            .resource(
-                new JobBuilder()
-                    .withNewMetadata()
-                    .withName("handmade-migrate")
-                    .withNamespace(cluster.namespace())
-                    .withLabels(Map.of("team", "dba"))
-                    .endMetadata()
-                    .withNewSpec()
-                    .withNewTemplate()
-                    .withNewSpec()
-                    .withRestartPolicy("Never")
-                    .addNewContainer()
-                    .withName("backup")
-                    .withImage("postgres:15")
-                    .withArgs("pg_dump")
-                    .endContainer()
-                    .endSpec()
-                    .endTemplate()
-                    .endSpec()
-                    .build())
-            .create();
+        client.resource(Fixtures.foreignJob(cluster.namespace(), "handmade-migrate")).create();
     OpenFgaView openfga = deploy("handmade");
     await()
         .atMost(Duration.ofMinutes(1))
         .until(() -> !openfga.events("MigrationJobConflict").isEmpty());
     assertThat(openfga.events("MigrationJobConflict").get(0).getType()).isEqualTo("Warning");
+    await()
+        .atMost(Duration.ofMinutes(1))
+        .until(() -> openfga.job().getStatus().getSucceeded(), n -> n != null && n == 1);
     ControlPlane.sleep(Duration.ofSeconds(3)); // time enough to do something wrong
     Job now = openfga.job();
     assertThat(now.getMetadata().getUid()).isEqualTo(foreign.getMetadata().getUid());

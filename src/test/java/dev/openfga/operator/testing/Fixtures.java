@@ -551,6 +551,32 @@ public final class Fixtures {
     }
   }
 
+  /**
+   * A Job someone else made (a DBA's backup, a hand-run migration), named like the migration Job:
+   * no managed-by label, no owner, one container {@code backup}.
+   */
+  public static Job foreignJob(String namespace, String name) {
+    return new JobBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .withNamespace(namespace)
+        .addToLabels("team", "dba")
+        .endMetadata()
+        .withNewSpec()
+        .withNewTemplate()
+        .withNewSpec()
+        .withRestartPolicy("Never")
+        .addNewContainer()
+        .withName("backup")
+        .withImage("postgres:15")
+        .withArgs("pg_dump")
+        .endContainer()
+        .endSpec()
+        .endTemplate()
+        .endSpec()
+        .build();
+  }
+
   /** Builds a Job (by default the operator's own), then gives it a status. */
   public static final class JobFixture {
     private final JobBuilder job;

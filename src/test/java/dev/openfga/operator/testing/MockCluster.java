@@ -12,7 +12,6 @@ import io.fabric8.kubernetes.api.model.authorization.v1.ResourceRuleBuilder;
 import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectRulesReview;
 import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectRulesReviewBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
-import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -286,26 +285,13 @@ public final class MockCluster implements AutoCloseable {
 
   /** A Job the operator does not own (a hand-made one, someone else's tool's). */
   public Job createForeignJob(String name) {
-    Job foreign =
-        new JobBuilder()
-            .withNewMetadata()
-            .withName(name)
-            .withNamespace(NS)
-            .addToLabels("team", "dba")
-            .endMetadata()
-            .withNewSpec()
-            .withNewTemplate()
-            .withNewSpec()
-            .withRestartPolicy("Never")
-            .addNewContainer()
-            .withName("x")
-            .withImage("busybox")
-            .endContainer()
-            .endSpec()
-            .endTemplate()
-            .endSpec()
-            .build();
-    return client.batch().v1().jobs().inNamespace(NS).resource(foreign).create();
+    return client
+        .batch()
+        .v1()
+        .jobs()
+        .inNamespace(NS)
+        .resource(Fixtures.foreignJob(NS, name))
+        .create();
   }
 
   public Deployment deployment(String name) {
