@@ -52,7 +52,11 @@ public final class Main {
             "watchNamespaces",
             config.watchesAllNamespaces() ? "*" : String.join(",", config.watchNamespaces()))
         .addKeyValue("leaderElect", config.leaderElect())
-        .log("Starting openfga-operator");
+        .addKeyValue("dryRun", config.dryRun())
+        .log(
+            config.dryRun()
+                ? "Starting openfga-operator in dry-run mode: nothing is written"
+                : "Starting openfga-operator");
     Deque<AutoCloseable> opened = new ConcurrentLinkedDeque<>();
     CountDownLatch stopped = new CountDownLatch(1);
     Thread shutdown =

@@ -72,6 +72,14 @@ public enum Flag {
           + " migrate and a few before them, credentials masked, at most 2 KiB) put into the"
           + " MigrationFailed Event and condition before the Job is ever deleted; needs pods list"
           + " and pods/log get. 0 turns it off (0 to 1000)."),
+  DRY_RUN(
+      "--dry-run",
+      "true|false",
+      "false",
+      "Observe and decide as usual, but write nothing (no Job, record, condition, scale, Event or"
+          + " Lease): each write that would be made is logged once at INFO as \"dry run: would"
+          + " ...\"; the status command and the metrics show the states. Cannot be combined with"
+          + " --leader-elect."),
   LOG_FORMAT("--log-format", "text|json", "text", "Log format: text (one line each) or json."),
   LOG_LEVEL(
       "--log-level",
@@ -123,7 +131,7 @@ public enum Flag {
 
   /** Switches may be given without a value ({@code --leader-elect} means {@code true}). */
   public boolean isSwitch() {
-    return this == WATCH_ALL_NAMESPACES || this == LEADER_ELECT;
+    return this == WATCH_ALL_NAMESPACES || this == LEADER_ELECT || this == DRY_RUN;
   }
 
   /** May be given several times; the values add up. */

@@ -249,6 +249,15 @@ public final class Flags {
 
     StartupConfig config() throws InvalidFlagsException {
       boolean leaderElect = switchValue(Flag.LEADER_ELECT);
+      boolean dryRun = switchValue(Flag.DRY_RUN);
+      if (dryRun && leaderElect) {
+        problems.add(
+            Flag.DRY_RUN.option()
+                + " cannot be combined with "
+                + Flag.LEADER_ELECT.option()
+                + ": a dry run writes nothing, not even the leader-election Lease (run one"
+                + " replica)");
+      }
       Optional<String> ownNamespace = Optional.empty();
       String ownNamespaceProblem = null;
       try {
@@ -289,7 +298,8 @@ public final class Flags {
               activeDeadlineSeconds,
               Math.toIntExact(ttlSecondsAfterFinished),
               retryCooldown,
-              Math.toIntExact(failureLogLines));
+              Math.toIntExact(failureLogLines),
+              dryRun);
       return new StartupConfig(operator, new LoggingConfig(logFormat, logLevel));
     }
 

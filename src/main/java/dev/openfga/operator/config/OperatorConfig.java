@@ -13,6 +13,7 @@ import java.util.Set;
  * @param metricsAddress host:port, or empty when disabled ({@code 0})
  * @param healthAddress host:port of {@code /healthz} and {@code /readyz}, or empty when disabled
  * @param failureLogLines lines of a failed migration pod's log kept as evidence; 0: none read
+ * @param dryRun decide and log, write nothing
  */
 public record OperatorConfig(
     Set<String> watchNamespaces,
@@ -24,7 +25,8 @@ public record OperatorConfig(
     long activeDeadlineSeconds,
     int ttlSecondsAfterFinished,
     Duration retryCooldown,
-    int failureLogLines) {
+    int failureLogLines,
+    boolean dryRun) {
 
   public static final int DEFAULT_FAILURE_LOG_LINES = 20;
 
@@ -53,7 +55,8 @@ public record OperatorConfig(
         activeDeadlineSeconds,
         ttlSecondsAfterFinished,
         retryCooldown,
-        DEFAULT_FAILURE_LOG_LINES);
+        DEFAULT_FAILURE_LOG_LINES,
+        false);
   }
 
   public boolean watchesAllNamespaces() {

@@ -94,7 +94,7 @@ public final class MigrationOperator implements AutoCloseable {
       boolean exitOnStopLeading,
       MeterRegistry registry) {
     Leadership leadership =
-        config.leaderElect()
+        config.leaderElect() && !config.dryRun()
             ? new Leadership(
                 client,
                 config.leaseNamespace().orElseGet(client::getNamespace),
@@ -141,7 +141,8 @@ public final class MigrationOperator implements AutoCloseable {
             new EventRecorder(client, identity),
             registry == null ? MigrationMetrics.none() : new MigrationMetrics(registry),
             evidence,
-            clock);
+            clock,
+            config.dryRun());
     GenericRetry retry =
         new GenericRetry()
             .withoutMaxAttempts()

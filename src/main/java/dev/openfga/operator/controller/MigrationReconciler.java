@@ -1,5 +1,6 @@
 package dev.openfga.operator.controller;
 
+import dev.openfga.operator.model.Database;
 import dev.openfga.operator.model.DeploymentSettings;
 import dev.openfga.operator.model.Keys;
 import dev.openfga.operator.model.MigrationJob;
@@ -63,6 +64,25 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
   /** Deployments blocked by a user error, with how many times in a row. */
   private final Map<ResourceID, Integer> blocked = new ConcurrentHashMap<>();
 
+  /**
+   * Held while a Job is decided and created: two Deployments on one database, reconciled at once,
+   * must not both see the database free (SPEC section 9).
+   */
+  private final Object creating = new Object();
+
+  /** How long a Job this process created counts even when the Job cache does not show it yet. */
+  static final java.time.Duration CREATED_MEMORY = java.time.Duration.ofMinutes(1);
+
+  /** Jobs this process created, by namespace/name, until the Job cache shows them. */
+  private final Map<String, Created> created = new ConcurrentHashMap<>();
+
+  private record Created(Job job, Instant at) {}
+
+  private final boolean dryRun;
+
+  /** Dry run: what was last logged as would-be writes, per Deployment (logged once). */
+  private final Map<ResourceID, String> wouldWrite = new ConcurrentHashMap<>();
+
   private InformerEventSource<Job, Deployment> jobs;
   private InformerEventSource<ConfigMap, Deployment> configMaps;
 
@@ -73,12 +93,33 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
       MigrationMetrics metrics,
       FailureEvidence evidence,
       Clock clock) {
+    this(planner, client, events, metrics, evidence, clock, false);
+  }
+
+  /** {@code dryRun}: plans are logged, never carried out. */
+  public MigrationReconciler(
+      Planner planner,
+      KubernetesClient client,
+      EventRecorder events,
+      MigrationMetrics metrics,
+      FailureEvidence evidence,
+      Clock clock,
+      boolean dryRun) {
+    this.dryRun = dryRun;
     this.planner = planner;
     this.evidence = evidence;
     this.client = client;
     this.clock = clock;
     this.metrics = metrics;
-    this.steps = new StepRunner(client, events, metrics);
+    this.steps =
+        new StepRunner(
+            client,
+            events,
+            metrics,
+            job ->
+                created.put(
+                    job.getMetadata().getNamespace() + "/" + job.getMetadata().getName(),
+                    new Created(job, clock.instant())));
   }
 
   @Override
@@ -117,46 +158,21 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
     try {
       Observation o = observe(deployment);
       Plan plan = planner.plan(o);
-      if (createsJob(plan)) {
-        // The cache keeps a skeleton of each Deployment (TrimmingDeploymentStore): the Job is
-        // built from the full object, read once now.
-        Deployment full = client.apps().deployments().inNamespace(ns).withName(name).get();
-        if (full == null) {
-          LOG.debug("gone before its migration Job was created");
-          return UpdateControl.noUpdate();
-        }
-        o = o.withDeployment(full);
-        // Before a Job is created, read both names directly: the record, because the cache can
-        // lag behind (a migration already recorded must not run again) and holds only the
-        // operator's own ConfigMaps (a foreign one must be found before a migration runs); the
-        // Job, so that a foreign one (a legacy Helm hook, a hand-made one) is handled rather than
-        // tried again and again.
-        o =
-            o.withStatusConfigMap(
-                Optional.ofNullable(
-                    client
-                        .configMaps()
-                        .inNamespace(ns)
-                        .withName(Names.statusConfigMap(name))
-                        .get()));
-        Job directJob = client.batch().v1().jobs().inNamespace(ns).withName(Names.job(name)).get();
-        if (directJob != null) {
-          o = o.withJob(directJob);
-        }
-        plan = planner.plan(o);
-      }
+      ResourceID id = ResourceID.fromResource(deployment);
       try {
-        try {
-          run(plan, o);
-        } catch (StepRunner.NameTaken taken) {
-          // Not in the cache, so not the operator's (a legacy Helm hook, a hand-made Job, someone
-          // else's ConfigMap): decide again with it instead of trying to create again and again.
-          o =
-              taken.existing instanceof Job job
-                  ? o.withJob(job)
-                  : o.withStatusConfigMap((ConfigMap) taken.existing);
-          plan = planner.plan(o);
-          run(plan, o);
+        if (createsJob(plan)) {
+          synchronized (creating) {
+            Optional<Observation> fresh = beforeCreate(o);
+            if (fresh.isEmpty()) {
+              LOG.debug("gone before its migration Job was created");
+              return UpdateControl.noUpdate();
+            }
+            o = fresh.get();
+            plan = planner.plan(o);
+            plan = runRecovering(id, plan, o);
+          }
+        } else {
+          plan = runRecovering(id, plan, o);
         }
       } catch (KubernetesClientException e) {
         if (e.getCode() != 409 && e.getCode() != 404) {
@@ -168,7 +184,6 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
         return UpdateControl.<Deployment>noUpdate().rescheduleAfter(Timing.SHORT);
       }
       record(deployment, plan, o.now(), context);
-      ResourceID id = ResourceID.fromResource(deployment);
       if (plan.next() instanceof Plan.Next.Blocked b) {
         // A user error: reported by an Event (once), looked at again with a growing delay.
         int attempt = blocked.merge(id, 1, Integer::sum);
@@ -191,10 +206,108 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
   }
 
   /**
-   * Runs the plan; one log line for the transition when it wrote anything (WARN when it records a
-   * failure), else DEBUG.
+   * The observation a Job is created from, read directly (the cache keeps a skeleton of each
+   * Deployment, TrimmingDeploymentStore): the full Deployment; the record, because the cache can
+   * lag behind (a migration already recorded must not run again) and holds only the operator's own
+   * ConfigMaps (a foreign one must be found before a migration runs); the Job, so that a foreign
+   * one (a legacy Helm hook, a hand-made one) is handled rather than tried again and again; and the
+   * Jobs on the same database, from the cache and from this process's own recent creates. Empty
+   * when the Deployment is gone.
    */
-  private void run(Plan plan, Observation o) {
+  private Optional<Observation> beforeCreate(Observation o) {
+    String ns = o.deployment().getMetadata().getNamespace();
+    String name = o.deployment().getMetadata().getName();
+    Deployment full = client.apps().deployments().inNamespace(ns).withName(name).get();
+    if (full == null) {
+      return Optional.empty();
+    }
+    o =
+        o.withDeployment(full)
+            .withStatusConfigMap(
+                Optional.ofNullable(
+                    client
+                        .configMaps()
+                        .inNamespace(ns)
+                        .withName(Names.statusConfigMap(name))
+                        .get()));
+    Job directJob = client.batch().v1().jobs().inNamespace(ns).withName(Names.job(name)).get();
+    if (directJob != null) {
+      o = o.withJob(directJob);
+    }
+    // the database the Job would migrate, as the Job built from the full Deployment names it
+    Optional<String> database =
+        planner.plan(o).steps().stream()
+            .filter(s -> s instanceof Step.CreateJob)
+            .map(s -> Database.label(((Step.CreateJob) s).job()))
+            .filter(java.util.Objects::nonNull)
+            .findFirst();
+    if (database.isPresent()) {
+      o = o.withDatabaseJobs(databaseJobs(database.get(), o.now()));
+    }
+    return Optional.of(o);
+  }
+
+  /** The Jobs on the database: the cached ones, and those this process created that it lacks. */
+  private List<Job> databaseJobs(String database, Instant now) {
+    List<Job> found = new java.util.ArrayList<>();
+    jobs.list(j -> database.equals(Database.label(j))).forEach(found::add);
+    created
+        .entrySet()
+        .removeIf(
+            e -> {
+              Job job = e.getValue().job();
+              ResourceID key =
+                  new ResourceID(job.getMetadata().getName(), job.getMetadata().getNamespace());
+              return jobs.get(key).isPresent()
+                  || e.getValue().at().plus(CREATED_MEMORY).isBefore(now);
+            });
+    created.values().stream()
+        .map(Created::job)
+        .filter(j -> database.equals(Database.label(j)))
+        .forEach(found::add);
+    return found;
+  }
+
+  /**
+   * Runs the plan; when a name is taken by an object the cache does not hold (a legacy Helm hook, a
+   * hand-made Job, someone else's ConfigMap), decides again with it instead of trying to create
+   * again and again. Returns the plan that was run last.
+   */
+  private Plan runRecovering(ResourceID id, Plan plan, Observation o) {
+    try {
+      run(id, plan, o);
+      return plan;
+    } catch (StepRunner.NameTaken taken) {
+      Observation again =
+          taken.existing instanceof Job job
+              ? o.withJob(job)
+              : o.withStatusConfigMap((ConfigMap) taken.existing);
+      Plan replanned = planner.plan(again);
+      run(id, replanned, again);
+      return replanned;
+    }
+  }
+
+  /**
+   * Runs the plan; one log line for the transition when it wrote anything (WARN when it records a
+   * failure), else DEBUG. A dry run logs, once per change, what it would have written.
+   */
+  private void run(ResourceID id, Plan plan, Observation o) {
+    if (dryRun) {
+      List<String> would = steps.describe(plan, o);
+      String text = plan.summary() + ": " + String.join("; ", would);
+      if (would.isEmpty()) {
+        wouldWrite.remove(id);
+        LOG.debug("{} ({})", plan.summary(), plan.state());
+      } else if (!text.equals(wouldWrite.put(id, text))) {
+        LOG.info(
+            "dry run: {} ({}): would {}",
+            plan.summary(),
+            plan.state(),
+            String.join("; would ", would));
+      }
+      return;
+    }
     List<String> done = steps.run(plan, o);
     if (done.isEmpty()) {
       LOG.debug("{} ({})", plan.summary(), plan.state());

@@ -3,6 +3,7 @@ package dev.openfga.operator.controller;
 import dev.openfga.operator.model.EventReason;
 import dev.openfga.operator.model.Keys;
 import dev.openfga.operator.model.MigrationJob;
+import dev.openfga.operator.model.Names;
 import dev.openfga.operator.model.Observation;
 import dev.openfga.operator.model.Plan;
 import dev.openfga.operator.model.StatusRecord;
@@ -62,10 +63,73 @@ final class StepRunner {
   private final EventRecorder events;
   private final MigrationMetrics metrics;
 
+  /** Told of every Job created, right after the API server accepted it. */
+  private final java.util.function.Consumer<Job> onCreated;
+
   StepRunner(KubernetesClient client, EventRecorder events, MigrationMetrics metrics) {
+    this(client, events, metrics, job -> {});
+  }
+
+  StepRunner(
+      KubernetesClient client,
+      EventRecorder events,
+      MigrationMetrics metrics,
+      java.util.function.Consumer<Job> onCreated) {
     this.client = client;
     this.events = events;
     this.metrics = metrics;
+    this.onCreated = onCreated;
+  }
+
+  /**
+   * What {@link #run} would write, one phrase per write, without writing anything (the dry run).
+   */
+  List<String> describe(Plan plan, Observation o) {
+    Deployment deployment = o.deployment();
+    String job = Names.job(deployment.getMetadata().getName());
+    String record = Names.statusConfigMap(deployment.getMetadata().getName());
+    var annotations = deployment.getMetadata().getAnnotations();
+    List<String> would = new ArrayList<>();
+    for (Step step : plan.steps()) {
+      if (step instanceof Step.SetConditions s) {
+        would.add("set condition " + s.summary());
+      } else if (step instanceof Step.WriteStatus s) {
+        would.add("record version " + s.data().get(Keys.DATA_VERSION) + " in ConfigMap " + record);
+      } else if (step instanceof Step.RepairStatusOwner) {
+        would.add("point the owner of ConfigMap " + record + " at this Deployment");
+      } else if (step instanceof Step.CreateJob s) {
+        would.add(
+            "create Job "
+                + s.job().getMetadata().getName()
+                + " for version "
+                + s.version()
+                + " (image "
+                + s.job().getSpec().getTemplate().getSpec().getContainers().get(0).getImage()
+                + ")");
+      } else if (step instanceof Step.DeleteJob s) {
+        would.add("delete Job " + job + " (" + s.why() + ")");
+      } else if (step instanceof Step.PatchJob s) {
+        would.add(
+            "set ttlSecondsAfterFinished="
+                + s.ttlSecondsAfterFinished()
+                + (s.annotations().isEmpty() ? "" : " and annotations " + s.annotations().keySet())
+                + " on Job "
+                + job);
+      } else if (step instanceof Step.SetRetryAfter s) {
+        would.add("annotate " + Keys.RETRY_AFTER + "=" + Timestamps.format(s.at()));
+      } else if (step instanceof Step.ClearRetryAfter) {
+        if (annotations != null && annotations.containsKey(Keys.RETRY_AFTER)) {
+          would.add("remove annotation " + Keys.RETRY_AFTER);
+        }
+      } else if (step instanceof Step.Scale s) {
+        would.add("scale 0 -> " + s.replicas());
+      } else if (step instanceof Step.ClearRestoreReplicas) {
+        would.add("remove " + Keys.DATA_RESTORE_REPLICAS + " from ConfigMap " + record);
+      } else if (step instanceof Step.Emit s) {
+        would.add("emit " + s.reason().type() + " Event " + s.reason() + ": " + s.message());
+      }
+    }
+    return would;
   }
 
   /**
@@ -100,6 +164,7 @@ final class StepRunner {
         done.add("re-owned " + status.getMetadata().getName());
       } else if (step instanceof Step.CreateJob s) {
         job = create(s.job(), client.batch().v1().jobs().inNamespace(ns));
+        onCreated.accept(job);
         metrics.started(deployment);
         done.add("created Job " + job.getMetadata().getName() + " for " + s.version());
       } else if (step instanceof Step.DeleteJob s) {

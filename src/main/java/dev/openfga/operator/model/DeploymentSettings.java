@@ -19,6 +19,10 @@ public record DeploymentSettings(
     Optional<Integer> desiredReplicas,
     Optional<String> serviceAccount,
     Optional<Instant> retryAfter,
+    Optional<String> migrationSecret,
+    List<String> sidecars,
+    boolean mesh,
+    Optional<String> requestedAt,
     List<String> problems) {
 
   /** Longest annotation value read; anything longer is reported, not parsed. */
@@ -91,8 +95,65 @@ public record DeploymentSettings(
             describe(Keys.RETRY_AFTER, retryValue, "is not an RFC 3339 time; it is ignored"));
       }
     }
+    Optional<String> secret = Optional.empty();
+    String secretValue = a.get(Keys.MIGRATION_SECRET);
+    if (secretValue != null && !secretValue.isBlank()) {
+      if (secretValue.length() <= MAX_VALUE_LENGTH
+          && DNS_SUBDOMAIN.matcher(secretValue).matches()) {
+        secret = Optional.of(secretValue);
+      } else {
+        problems.add(describe(Keys.MIGRATION_SECRET, secretValue, "is not a valid Secret name"));
+      }
+    }
+
+    List<String> sidecars = new ArrayList<>();
+    String sidecarsValue = a.get(Keys.MIGRATION_SIDECARS);
+    if (sidecarsValue != null && !sidecarsValue.isBlank()) {
+      if (sidecarsValue.length() > MAX_VALUE_LENGTH) {
+        problems.add(describe(Keys.MIGRATION_SIDECARS, sidecarsValue, "is too long"));
+      } else {
+        for (String part : sidecarsValue.split(",")) {
+          String sidecar = part.strip();
+          if (!DNS_LABEL.matcher(sidecar).matches()) {
+            problems.add(
+                describe(
+                    Keys.MIGRATION_SIDECARS,
+                    sidecarsValue,
+                    "must be a comma-separated list of container names"));
+            sidecars.clear();
+            break;
+          }
+          if (!sidecars.contains(sidecar)) {
+            sidecars.add(sidecar);
+          }
+        }
+      }
+    }
+
+    boolean mesh = "true".equals(a.get(Keys.MIGRATION_MESH));
+
+    Optional<String> requestedAt = Optional.empty();
+    String requestValue = a.get(Keys.MIGRATE_REQUESTED_AT);
+    if (requestValue != null && !requestValue.isBlank()) {
+      if (Timestamps.parse(requestValue.strip()).isPresent()) {
+        requestedAt = Optional.of(requestValue.strip());
+      } else {
+        problems.add(
+            describe(
+                Keys.MIGRATE_REQUESTED_AT, requestValue, "is not an RFC 3339 time; it is ignored"));
+      }
+    }
     return new DeploymentSettings(
-        optedIn, container, replicas, serviceAccount, retryAfter, List.copyOf(problems));
+        optedIn,
+        container,
+        replicas,
+        serviceAccount,
+        retryAfter,
+        secret,
+        List.copyOf(sidecars),
+        mesh,
+        requestedAt,
+        List.copyOf(problems));
   }
 
   static String describe(String key, String value, String problem) {

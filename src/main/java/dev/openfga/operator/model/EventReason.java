@@ -17,6 +17,16 @@ public enum EventReason {
    * ServiceAccount); names the Job controller's reason.
    */
   MigrationPodNotCreated(true),
+  /**
+   * Normal: another Deployment's migration Job runs on the same database; names it. This
+   * Deployment's Job is created when that one has finished.
+   */
+  MigrationWaiting(false),
+  /**
+   * Warning: the Deployment runs an older OpenFGA version than the recorded one (a rollback): no
+   * Job runs, the schema stays at the newer version.
+   */
+  MigrationDowngrade(true),
   /** Normal: the legacy Helm hook Job of the same release was deleted so the operator can run. */
   LegacyHookJobAdopted(false),
   /**

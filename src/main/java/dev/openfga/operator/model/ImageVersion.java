@@ -66,6 +66,57 @@ public final class ImageVersion {
     return REPOSITORY.matcher(path).matches();
   }
 
+  private static final Pattern SEMVER =
+      Pattern.compile(
+          "v?(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)"
+              + "(?:-([0-9A-Za-z-]+(?:\\.[0-9A-Za-z-]+)*))?(?:\\+[0-9A-Za-z.-]+)?");
+
+  /**
+   * Orders two versions when both are semantic versions ({@code v1.8.16}, {@code 1.10.0-rc.1}; the
+   * build part is ignored, a pre-release comes before its release): negative when {@code a} is
+   * older. Empty when either is not one (a digest, {@code latest}).
+   */
+  public static Optional<Integer> compare(String a, String b) {
+    var ma = SEMVER.matcher(a);
+    var mb = SEMVER.matcher(b);
+    if (!ma.matches() || !mb.matches()) {
+      return Optional.empty();
+    }
+    for (int group = 1; group <= 3; group++) {
+      int c =
+          new java.math.BigInteger(ma.group(group))
+              .compareTo(new java.math.BigInteger(mb.group(group)));
+      if (c != 0) {
+        return Optional.of(c);
+      }
+    }
+    return Optional.of(comparePreRelease(ma.group(4), mb.group(4)));
+  }
+
+  private static int comparePreRelease(String a, String b) {
+    if (a == null || b == null) {
+      return a == null ? (b == null ? 0 : 1) : -1;
+    }
+    String[] pa = a.split("\\.");
+    String[] pb = b.split("\\.");
+    for (int i = 0; i < Math.min(pa.length, pb.length); i++) {
+      boolean na = pa[i].matches("[0-9]+");
+      boolean nb = pb[i].matches("[0-9]+");
+      int c;
+      if (na && nb) {
+        c = new java.math.BigInteger(pa[i]).compareTo(new java.math.BigInteger(pb[i]));
+      } else if (na || nb) {
+        c = na ? -1 : 1;
+      } else {
+        c = pa[i].compareTo(pb[i]);
+      }
+      if (c != 0) {
+        return c;
+      }
+    }
+    return Integer.compare(pa.length, pb.length);
+  }
+
   /**
    * The version as a label value: {@code :} becomes {@code _}, cut to 63 characters, and trimmed so
    * that it starts and ends with a letter or digit. The full version goes in an annotation.

@@ -34,6 +34,28 @@ public final class Keys {
   public static final String DESIRED_REPLICAS = "openfga.dev/desired-replicas";
   public static final String MIGRATION_SERVICE_ACCOUNT = "openfga.dev/migration-service-account";
 
+  /**
+   * A Secret in the Deployment's namespace whose keys {@code uri}, {@code username} and {@code
+   * password} (each optional) give the migration Job its datastore credentials, over the
+   * Deployment's own.
+   */
+  public static final String MIGRATION_SECRET = "openfga.dev/migration-secret";
+
+  /** Containers of the pod (database proxies) copied into the Job as native sidecars: a,b. */
+  public static final String MIGRATION_SIDECARS = "openfga.dev/migration-sidecars";
+
+  /**
+   * {@code "true"}: the Job's pod may get the service mesh's proxy (and the pod template's mesh
+   * annotations); otherwise the pod opts out of Istio and Linkerd injection.
+   */
+  public static final String MIGRATION_MESH = "openfga.dev/migration-mesh";
+
+  /**
+   * A request to run the migration once more (RFC 3339): handled once when newer than the request
+   * the status record last handled.
+   */
+  public static final String MIGRATE_REQUESTED_AT = "openfga.dev/migrate-requested-at";
+
   /** On the Deployment and on a failed Job: no new Job before this instant (RFC 3339, UTC). */
   public static final String RETRY_AFTER = "openfga.dev/migration-retry-after";
 
@@ -51,6 +73,26 @@ public final class Keys {
 
   public static final String HELM_HOOK = "helm.sh/hook";
 
+  /**
+   * Job label: a short hash of the database the Job migrates (engine and URI without credentials,
+   * or the Secret key the URI comes from). At most one unfinished Job per value.
+   */
+  public static final String DATABASE_LABEL = "openfga.dev/database";
+
+  /** The secretKeyRef keys of {@link #MIGRATION_SECRET}, and the variables they set. */
+  public static final String SECRET_KEY_URI = "uri";
+
+  public static final String SECRET_KEY_USERNAME = "username";
+  public static final String SECRET_KEY_PASSWORD = "password";
+  public static final String URI_ENV = "OPENFGA_DATASTORE_URI";
+  public static final String USERNAME_ENV = "OPENFGA_DATASTORE_USERNAME";
+  public static final String PASSWORD_ENV = "OPENFGA_DATASTORE_PASSWORD";
+
+  /** Pod annotations that keep a mesh from injecting a proxy that never exits. */
+  public static final String ISTIO_INJECT = "sidecar.istio.io/inject";
+
+  public static final String LINKERD_INJECT = "linkerd.io/inject";
+
   public static final String DEFAULT_CONTAINER = "openfga";
   public static final String MIGRATION_CONTAINER = "migrate-database";
   public static final String MIGRATE_ARG = "migrate";
@@ -66,6 +108,9 @@ public final class Keys {
    * and a later scale to 0 is left alone.
    */
   public static final String DATA_RESTORE_REPLICAS = "restoreReplicas";
+
+  /** The {@link #MIGRATE_REQUESTED_AT} value the last recorded migration handled. */
+  public static final String DATA_HANDLED_REQUEST = "handledRequest";
 
   // Condition on the Deployment
   public static final String CONDITION_TYPE = "MigrationFailed";

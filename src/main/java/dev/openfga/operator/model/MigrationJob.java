@@ -31,7 +31,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /** The migration Job built from a Deployment, and what the operator reads back from Jobs. */
 public final class MigrationJob {
@@ -65,48 +65,62 @@ public final class MigrationJob {
       Deployment deployment,
       Container container,
       String version,
-      Optional<String> serviceAccount,
+      DeploymentSettings settings,
+      Optional<String> request,
       Spec spec) {
     PodSpec pod = deployment.getSpec().getTemplate().getSpec();
+    List<Container> sidecars = sidecars(pod, settings.sidecars());
     List<VolumeMount> mounts = list(container.getVolumeMounts());
-    Set<String> mounted =
-        mounts.stream()
-            .map(VolumeMount::getName)
-            .collect(Collectors.toCollection(LinkedHashSet::new));
+    Set<String> mounted = new LinkedHashSet<>();
+    mounts.forEach(m -> mounted.add(m.getName()));
+    sidecars.forEach(c -> list(c.getVolumeMounts()).forEach(m -> mounted.add(m.getName())));
     List<Volume> volumes =
         list(pod.getVolumes()).stream()
             .filter(v -> mounted.contains(v.getName()))
             .map(MigrationJob::copy)
             .toList();
 
+    List<EnvVar> env = new ArrayList<>(filterEnv(list(container.getEnv())));
+    settings.migrationSecret().ifPresent(secret -> env.addAll(migrationCredentials(secret)));
     Container migrate =
         new ContainerBuilder()
             .withName(Keys.MIGRATION_CONTAINER)
             .withImage(container.getImage())
             .withImagePullPolicy(container.getImagePullPolicy())
             .withArgs(Keys.MIGRATE_ARG)
-            .withEnv(filterEnv(list(container.getEnv())))
+            .withEnv(env)
             .withVolumeMounts(mounts.stream().map(m -> new VolumeMountBuilder(m).build()).toList())
-            .withResources(
-                container.getResources() == null
-                    ? null
-                    : new ResourceRequirementsBuilder(container.getResources())
-                        .withLimits(copy(container.getResources().getLimits()))
-                        .withRequests(copy(container.getResources().getRequests()))
-                        .build())
+            .withResources(copy(container.getResources()))
             .withSecurityContext(
                 container.getSecurityContext() == null
                     ? null
                     : new SecurityContextBuilder(container.getSecurityContext()).build())
             .build();
+    // database proxies as native sidecars: started before migrate, stopped after it, so the Job
+    // completes when migrate exits
+    List<Container> initContainers =
+        sidecars.stream()
+            .map(
+                c ->
+                    new ContainerBuilder(c)
+                        .withResources(copy(c.getResources()))
+                        .withRestartPolicy("Always")
+                        .build())
+            .toList();
 
     String name = deployment.getMetadata().getName();
+    Map<String, String> annotations = new LinkedHashMap<>();
+    annotations.put(Keys.DESIRED_VERSION, version);
+    request.ifPresent(r -> annotations.put(Keys.MIGRATE_REQUESTED_AT, r));
+    Map<String, String> labels = labels(version);
+    Database.key(deployment.getMetadata().getNamespace(), container)
+        .ifPresent(db -> labels.put(Keys.DATABASE_LABEL, db));
     return new JobBuilder()
         .withNewMetadata()
         .withName(Names.job(name))
         .withNamespace(deployment.getMetadata().getNamespace())
-        .withLabels(labels(version))
-        .withAnnotations(Map.of(Keys.DESIRED_VERSION, version))
+        .withLabels(labels)
+        .withAnnotations(annotations)
         .withOwnerReferences(ownerReference(deployment))
         .endMetadata()
         .withNewSpec()
@@ -118,10 +132,11 @@ public final class MigrationJob {
         .withNewTemplate()
         .withNewMetadata()
         .withLabels(podLabels())
+        .withAnnotations(podAnnotations(deployment, settings.mesh()))
         .endMetadata()
         .withNewSpec()
         .withRestartPolicy("Never")
-        .withServiceAccountName(serviceAccount.orElse(pod.getServiceAccountName()))
+        .withServiceAccountName(settings.serviceAccount().orElse(pod.getServiceAccountName()))
         .withAutomountServiceAccountToken(pod.getAutomountServiceAccountToken())
         .withImagePullSecrets(
             list(pod.getImagePullSecrets()).stream()
@@ -138,11 +153,105 @@ public final class MigrationJob {
         .withAffinity(
             pod.getAffinity() == null ? null : new AffinityBuilder(pod.getAffinity()).build())
         .withVolumes(volumes)
+        .withInitContainers(initContainers)
         .withContainers(migrate)
         .endSpec()
         .endTemplate()
         .endSpec()
         .build();
+  }
+
+  /**
+   * {@code OPENFGA_DATASTORE_URI}, {@code _USERNAME} and {@code _PASSWORD} from the migration
+   * Secret's keys, each optional, after the Deployment's own: a key the Secret has wins (the last
+   * definition of a name wins in a pod), a key it lacks leaves the Deployment's value. The Secret
+   * itself is never read.
+   */
+  static List<EnvVar> migrationCredentials(String secret) {
+    return List.of(
+        secretVar(Keys.URI_ENV, secret, Keys.SECRET_KEY_URI),
+        secretVar(Keys.USERNAME_ENV, secret, Keys.SECRET_KEY_USERNAME),
+        secretVar(Keys.PASSWORD_ENV, secret, Keys.SECRET_KEY_PASSWORD));
+  }
+
+  private static EnvVar secretVar(String name, String secret, String key) {
+    return new EnvVarBuilder()
+        .withName(name)
+        .withNewValueFrom()
+        .withNewSecretKeyRef()
+        .withName(secret)
+        .withKey(key)
+        .withOptional(true)
+        .endSecretKeyRef()
+        .endValueFrom()
+        .build();
+  }
+
+  /**
+   * The containers named, from the pod's containers or its native sidecars (init containers), in
+   * the order named; names not found are left out ({@link #missingSidecars} tells which).
+   */
+  static List<Container> sidecars(PodSpec pod, List<String> names) {
+    List<Container> found = new ArrayList<>();
+    for (String name : names) {
+      Stream.concat(list(pod.getContainers()).stream(), list(pod.getInitContainers()).stream())
+          .filter(c -> name.equals(c.getName()))
+          .findFirst()
+          .ifPresent(found::add);
+    }
+    return found;
+  }
+
+  /** The names of {@code openfga.dev/migration-sidecars} that the pod does not have. */
+  public static List<String> missingSidecars(PodSpec pod, List<String> names) {
+    Set<String> present = new LinkedHashSet<>();
+    list(pod.getContainers()).forEach(c -> present.add(c.getName()));
+    list(pod.getInitContainers()).forEach(c -> present.add(c.getName()));
+    return names.stream().filter(n -> !present.contains(n)).toList();
+  }
+
+  /** Annotation key prefixes of Istio and Linkerd, copied to the Job's pod with mesh "true". */
+  static final List<String> MESH_PREFIXES =
+      List.of(
+          "sidecar.istio.io/",
+          "proxy.istio.io/",
+          "traffic.sidecar.istio.io/",
+          "linkerd.io/",
+          "config.linkerd.io/",
+          "config.alpha.linkerd.io/");
+
+  /**
+   * Without mesh "true", annotations that keep Istio and Linkerd from injecting a proxy that never
+   * exits (the Job would never complete); with it, the pod template's own mesh annotations.
+   */
+  static Map<String, String> podAnnotations(Deployment deployment, boolean mesh) {
+    Map<String, String> annotations = new LinkedHashMap<>();
+    if (!mesh) {
+      annotations.put(Keys.ISTIO_INJECT, "false");
+      annotations.put(Keys.LINKERD_INJECT, "disabled");
+      return annotations;
+    }
+    var template = deployment.getSpec().getTemplate().getMetadata();
+    Map<String, String> own = template == null ? null : template.getAnnotations();
+    if (own != null) {
+      own.forEach(
+          (k, v) -> {
+            if (MESH_PREFIXES.stream().anyMatch(k::startsWith)) {
+              annotations.put(k, v);
+            }
+          });
+    }
+    return annotations;
+  }
+
+  private static io.fabric8.kubernetes.api.model.ResourceRequirements copy(
+      io.fabric8.kubernetes.api.model.ResourceRequirements resources) {
+    return resources == null
+        ? null
+        : new ResourceRequirementsBuilder(resources)
+            .withLimits(copy(resources.getLimits()))
+            .withRequests(copy(resources.getRequests()))
+            .build();
   }
 
   /** A deep copy: fabric8 builders copy nested objects but share the values of Quantity maps. */
@@ -241,6 +350,11 @@ public final class MigrationJob {
   }
 
   // ---- reading Jobs back ----
+
+  /** The re-run request a Job serves ({@code openfga.dev/migrate-requested-at}), if any. */
+  public static Optional<String> request(Job job) {
+    return Optional.ofNullable(annotation(job, Keys.MIGRATE_REQUESTED_AT));
+  }
 
   /** The version a Job migrates to: annotation, else the label; empty means never trusted. */
   public static Optional<String> recordedVersion(Job job) {

@@ -4,13 +4,15 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 
 /**
  * Everything one decision looks at: the Deployment, the object named like its status ConfigMap, the
  * object named like its migration Job, the time (UTC, whole seconds), — only for a failed Job whose
- * evidence is not yet recorded on it — what its pod left behind, and — only for a running Job
- * without pods — why the Job controller cannot create its pod. Read-only.
+ * evidence is not yet recorded on it — what its pod left behind, — only for a running Job without
+ * pods — why the Job controller cannot create its pod, and — only before a Job is created — the
+ * operator's Jobs on the same database (label {@link Keys#DATABASE_LABEL}). Read-only.
  */
 public record Observation(
     Deployment deployment,
@@ -18,25 +20,46 @@ public record Observation(
     Optional<Job> job,
     Instant now,
     Optional<String> failureEvidence,
-    Optional<String> podCreateFailure) {
+    Optional<String> podCreateFailure,
+    List<Job> databaseJobs) {
 
   public Observation(
       Deployment deployment, Optional<ConfigMap> statusConfigMap, Optional<Job> job, Instant now) {
-    this(deployment, statusConfigMap, job, now, Optional.empty(), Optional.empty());
+    this(deployment, statusConfigMap, job, now, Optional.empty(), Optional.empty(), List.of());
+  }
+
+  /** The operator's Jobs that migrate the database the new Job would migrate. */
+  public Observation withDatabaseJobs(List<Job> jobs) {
+    return new Observation(
+        deployment,
+        statusConfigMap,
+        job,
+        now,
+        failureEvidence,
+        podCreateFailure,
+        List.copyOf(jobs));
   }
 
   public Observation withFailureEvidence(String evidence) {
     return new Observation(
-        deployment, statusConfigMap, job, now, Optional.of(evidence), podCreateFailure);
+        deployment,
+        statusConfigMap,
+        job,
+        now,
+        Optional.of(evidence),
+        podCreateFailure,
+        databaseJobs);
   }
 
   /** The message of the Job controller's newest {@code FailedCreate} Event for the Job. */
   public Observation withPodCreateFailure(Optional<String> message) {
-    return new Observation(deployment, statusConfigMap, job, now, failureEvidence, message);
+    return new Observation(
+        deployment, statusConfigMap, job, now, failureEvidence, message, databaseJobs);
   }
 
   public Observation withDeployment(Deployment full) {
-    return new Observation(full, statusConfigMap, job, now, failureEvidence, podCreateFailure);
+    return new Observation(
+        full, statusConfigMap, job, now, failureEvidence, podCreateFailure, databaseJobs);
   }
 
   public Observation withStatusConfigMap(ConfigMap configMap) {
@@ -45,11 +68,18 @@ public record Observation(
 
   /** The record as read directly from the API ({@code empty}: there is none). */
   public Observation withStatusConfigMap(Optional<ConfigMap> configMap) {
-    return new Observation(deployment, configMap, job, now, failureEvidence, podCreateFailure);
+    return new Observation(
+        deployment, configMap, job, now, failureEvidence, podCreateFailure, databaseJobs);
   }
 
   public Observation withJob(Job found) {
     return new Observation(
-        deployment, statusConfigMap, Optional.of(found), now, failureEvidence, podCreateFailure);
+        deployment,
+        statusConfigMap,
+        Optional.of(found),
+        now,
+        failureEvidence,
+        podCreateFailure,
+        databaseJobs);
   }
 }

@@ -20,6 +20,13 @@ public record Plan(State state, String summary, List<Step> steps, Next next) {
     FAILED,
     /** Waiting for the retry cooldown before creating a Job. */
     COOLDOWN,
+    /** Waiting for another Deployment's migration Job on the same database to finish. */
+    WAITING,
+    /**
+     * The Deployment runs an older version than the recorded one (a rollback): no migration, the
+     * schema stays at the newer version.
+     */
+    DOWNGRADED,
     /** Something the operator does not own, or bad input, is in the way. */
     BLOCKED
   }

@@ -145,8 +145,27 @@ public final class Planner {
           State.SKIPPED, "datastore engine " + engine + ": no migration", steps, done());
     }
 
+    // Database proxies the Job needs (SPEC section 9): without them migrate cannot connect.
+    List<String> missing =
+        MigrationJob.missingSidecars(d.getSpec().getTemplate().getSpec(), s.sidecars());
+    if (!missing.isEmpty()) {
+      String problem =
+          "annotation "
+              + Keys.MIGRATION_SIDECARS
+              + " names container(s) "
+              + String.join(", ", missing)
+              + " not found in deployment "
+              + ref
+              + " (containers: "
+              + containers.stream().map(Container::getName).collect(Collectors.joining(", "))
+              + ")";
+      steps.add(new Emit(EventReason.ContainerNotFound, problem, "sidecar/" + problem));
+      return blocked(steps, problem);
+    }
+
     // Rule 5: the recorded version, and collisions on the status ConfigMap's name.
     Optional<String> recorded = Optional.empty();
+    Optional<String> handled = Optional.empty();
     boolean restorePending = false;
     if (o.statusConfigMap().isPresent()) {
       StatusRecord.Reading reading = StatusRecord.read(o.statusConfigMap().get(), d);
@@ -164,12 +183,71 @@ public final class Planner {
       }
       recorded = r.version();
       restorePending = r.restorePending();
+      handled = r.handledRequest();
     }
 
-    if (recorded.isPresent() && recorded.get().equals(version)) {
+    // SPEC section 9: a re-run request newer than the one last handled
+    Optional<String> request = newRequest(s.requestedAt(), handled);
+    // SPEC section 9: a rollback to an older semantic version runs nothing; the request waits
+    Optional<String> newer =
+        recorded.filter(r -> ImageVersion.compare(version, r).map(cmp -> cmp < 0).orElse(false));
+    if (newer.isPresent()) {
+      return downgraded(o, s, version, newer.get(), restorePending, steps);
+    }
+    if (recorded.isPresent() && recorded.get().equals(version) && request.isEmpty()) {
       return upToDate(o, s, version, restorePending, steps);
     }
-    return migrationNeeded(o, s, c, version, recorded, steps);
+    return migrationNeeded(o, s, c, version, recorded, handled, request, steps);
+  }
+
+  /** The request, when it is newer than the handled one (or none was handled). */
+  static Optional<String> newRequest(Optional<String> requested, Optional<String> handled) {
+    if (requested.isEmpty()) {
+      return Optional.empty();
+    }
+    Optional<Instant> at = Timestamps.parse(requested.get());
+    Optional<Instant> done = handled.flatMap(Timestamps::parse);
+    if (at.isEmpty() || (done.isPresent() && !at.get().isAfter(done.get()))) {
+      return Optional.empty();
+    }
+    return requested;
+  }
+
+  /**
+   * SPEC section 9: the Deployment runs an older version than the recorded one. An older {@code
+   * openfga migrate} changes nothing, so no Job runs and the record keeps the newer version; apart
+   * from the Warning, it is up to date (leftover Jobs, a failure, the first-install restore).
+   */
+  private Plan downgraded(
+      Observation o,
+      DeploymentSettings s,
+      String version,
+      String recorded,
+      boolean restorePending,
+      List<Step> steps) {
+    steps.add(
+        new Emit(
+            EventReason.MigrationDowngrade,
+            "Version "
+                + version
+                + " is older than the recorded version "
+                + recorded
+                + ": no migration runs (an older openfga migrate changes nothing) and the schema"
+                + " stays at "
+                + recorded
+                + "; OpenFGA "
+                + version
+                + " runs on the newer schema",
+            "downgrade/" + recorded + "/" + version));
+    Plan plan = upToDate(o, s, version, restorePending, steps);
+    if (plan.state() != State.UP_TO_DATE) {
+      return plan;
+    }
+    return new Plan(
+        State.DOWNGRADED,
+        "rolled back to " + version + "; the schema stays at " + recorded + " (no migration)",
+        plan.steps(),
+        plan.next());
   }
 
   /** Rule 6: the database is at the desired version. */
@@ -221,6 +299,8 @@ public final class Planner {
       Container container,
       String version,
       Optional<String> recorded,
+      Optional<String> handled,
+      Optional<String> request,
       List<Step> steps) {
     Deployment d = o.deployment();
     Instant now = o.now();
@@ -233,7 +313,17 @@ public final class Planner {
             steps,
             after(Timing.until(now, s.retryAfter().get())));
       }
-      Job job = MigrationJob.build(d, container, version, s.serviceAccount(), policy.jobSpec());
+      Job job = MigrationJob.build(d, container, version, s, request, policy.jobSpec());
+      // SPEC section 9: one migration per database at a time
+      Optional<Job> other =
+          Optional.ofNullable(Database.label(job))
+              .flatMap(
+                  db ->
+                      Database.busyWith(
+                          db, d.getMetadata().getNamespace(), jobName, o.databaseJobs()));
+      if (other.isPresent()) {
+        return waiting(steps, version, other.get());
+      }
       steps.add(new CreateJob(job, version));
       if (hasRetryAfter(d)) {
         steps.add(new Step.ClearRetryAfter());
@@ -245,7 +335,11 @@ public final class Planner {
                   + jobName
                   + " for version "
                   + version
-                  + recorded.map(r -> " (recorded version " + r + ")").orElse(" (first install)"),
+                  + (request.isPresent() && recorded.equals(Optional.of(version))
+                      ? " (re-run requested at " + request.get() + ")"
+                      : recorded
+                          .map(r -> " (recorded version " + r + ")")
+                          .orElse(" (first install)")),
               "started/" + version + "/" + Timestamps.format(now)));
       return new Plan(
           State.MIGRATING,
@@ -318,9 +412,22 @@ public final class Planner {
       ttl = null;
     }
     if (MigrationJob.isComplete(job)) {
+      Optional<String> served = MigrationJob.request(job);
+      boolean recordedAlready =
+          recorded.equals(Optional.of(version)) && (served.isEmpty() || served.equals(handled));
+      if (request.isPresent() && !request.equals(served) && recordedAlready) {
+        // this Job's run is recorded; the re-run asked for after it needs a Job of its own
+        steps.add(new DeleteJob("re-run requested at " + request.get()));
+        return new Plan(
+            State.MIGRATING,
+            "re-run requested at " + request.get() + ": replacing the finished Job",
+            steps,
+            after(Timing.SHORT));
+      }
       FailedCondition.cleared(d, now)
           .ifPresent(c -> steps.add(new SetConditions(c, Keys.CONDITION_TYPE + "=False")));
       Map<String, String> data = StatusRecord.data(version, now, job.getMetadata().getName());
+      served.or(() -> handled).ifPresent(r -> data.put(Keys.DATA_HANDLED_REQUEST, r));
       // Rule 11: only a first install (nothing recorded before) restores the replicas
       boolean restore = recorded.isEmpty() && needsRestore(d, s);
       if (restore) {
@@ -364,6 +471,35 @@ public final class Planner {
         "migration to " + version + " in progress",
         steps,
         after(Timing.WHILE_RUNNING));
+  }
+
+  /** SPEC section 9: another Deployment's Job migrates the same database; wait for it. */
+  private static Plan waiting(List<Step> steps, String version, Job other) {
+    String owner =
+        Ownership.controller(other)
+            .map(r -> "Deployment " + other.getMetadata().getNamespace() + "/" + r.getName())
+            .orElse("a Deployment");
+    String who =
+        owner
+            + " (Job "
+            + other.getMetadata().getName()
+            + ", version "
+            + MigrationJob.describedVersion(other)
+            + ")";
+    steps.add(
+        new Emit(
+            EventReason.MigrationWaiting,
+            "Waiting for "
+                + who
+                + ", which migrates the same database; the migration to "
+                + version
+                + " starts when it has finished",
+            "waiting/" + other.getMetadata().getUid()));
+    return new Plan(
+        State.WAITING,
+        "waiting for " + who + " on the same database",
+        steps,
+        after(Timing.WHILE_WAITING));
   }
 
   /** Rule 10: a failed Job is evidence; keep it until the retry deadline, then replace it once. */

@@ -23,7 +23,11 @@ public final class StatusRecord {
      * Ours and this Deployment's: the recorded version (may be empty), and whether the replicas of
      * the first install are still to be restored.
      */
-    record Recorded(Optional<String> version, boolean ownerNeedsRepair, boolean restorePending)
+    record Recorded(
+        Optional<String> version,
+        boolean ownerNeedsRepair,
+        boolean restorePending,
+        Optional<String> handledRequest)
         implements Reading {}
 
     /** Someone else's object holds the name: never read, never overwritten. */
@@ -62,8 +66,12 @@ public final class StatusRecord {
     Map<String, String> data = configMap.getData();
     String version = data == null ? null : data.get(Keys.DATA_VERSION);
     boolean restorePending = data != null && "true".equals(data.get(Keys.DATA_RESTORE_REPLICAS));
+    String handled = data == null ? null : data.get(Keys.DATA_HANDLED_REQUEST);
     return new Reading.Recorded(
-        Optional.ofNullable(version).filter(v -> !v.isEmpty()), repair, restorePending);
+        Optional.ofNullable(version).filter(v -> !v.isEmpty()),
+        repair,
+        restorePending,
+        Optional.ofNullable(handled).filter(h -> !h.isEmpty()));
   }
 
   /** The labels the record must carry; unrelated labels on an existing record are kept. */

@@ -19,6 +19,12 @@ public final class Timing {
   /** While a Job runs, or has only FailureTarget (its pods are still terminating). */
   public static final Duration WHILE_RUNNING = Duration.ofSeconds(10);
 
+  /**
+   * While another Deployment's Job migrates the same database (its Job's events wake only its own
+   * Deployment).
+   */
+  public static final Duration WHILE_WAITING = Duration.ofSeconds(3);
+
   /** How far beyond the operator's own deadline the native TTL of a failed Job is set. */
   public static final Duration TTL_GRACE = Duration.ofMinutes(5);
 

@@ -17,8 +17,9 @@ import java.util.Optional;
 /**
  * Reads what the status view needs, with plain GET and LIST requests (read-only, like {@code
  * kubectl get}): the Deployments with the discovery labels; for each opted-in one the objects named
- * like its status ConfigMap and its migration Job; the Events of its namespace, one list per
- * namespace (field selectors on {@code involvedObject} are left out, so the view filters).
+ * like its status ConfigMap and its migration Job; the Events and the operator's Jobs of its
+ * namespace, one list each per namespace (field selectors on {@code involvedObject} are left out,
+ * so the view filters).
  */
 public final class StatusReader {
   private StatusReader() {}
@@ -41,6 +42,7 @@ public final class StatusReader {
             .list()
             .getItems();
     Map<String, List<Event>> events = new HashMap<>();
+    Map<String, List<Job>> jobs = new HashMap<>();
     List<StatusView.Observed> observed = new ArrayList<>();
     for (Deployment d : found) {
       if (!DeploymentSettings.isDiscovered(d) || !DeploymentSettings.of(d).optedIn()) {
@@ -53,9 +55,21 @@ public final class StatusReader {
       Job job = client.batch().v1().jobs().inNamespace(ns).withName(Names.job(name)).get();
       List<Event> inNamespace =
           events.computeIfAbsent(ns, n -> client.v1().events().inNamespace(n).list().getItems());
+      List<Job> owned =
+          jobs.computeIfAbsent(
+              ns,
+              n ->
+                  client
+                      .batch()
+                      .v1()
+                      .jobs()
+                      .inNamespace(n)
+                      .withLabel(Keys.MANAGED_BY, Keys.MANAGED_BY_OPERATOR)
+                      .list()
+                      .getItems());
       observed.add(
           new StatusView.Observed(
-              d, Optional.ofNullable(configMap), Optional.ofNullable(job), inNamespace));
+              d, Optional.ofNullable(configMap), Optional.ofNullable(job), inNamespace, owned));
     }
     return observed;
   }

@@ -49,12 +49,22 @@ public final class StatusView {
    * @param statusConfigMap the object named like its status ConfigMap, whoever made it
    * @param job the object named like its migration Job, whoever made it
    * @param events Events of its namespace (any object; only the Deployment's are used)
+   * @param jobs the operator's Jobs that were read (for the one-migration-per-database rule)
    */
   public record Observed(
       Deployment deployment,
       Optional<ConfigMap> statusConfigMap,
       Optional<Job> job,
-      List<Event> events) {}
+      List<Event> events,
+      List<Job> jobs) {
+    public Observed(
+        Deployment deployment,
+        Optional<ConfigMap> statusConfigMap,
+        Optional<Job> job,
+        List<Event> events) {
+      this(deployment, statusConfigMap, job, events, List.of());
+    }
+  }
 
   /** One row per opted-in Deployment, by namespace then name; the others are left out. */
   public static List<StatusRow> rows(List<Observed> observed, Instant now) {
@@ -77,7 +87,8 @@ public final class StatusView {
                 .withPodCreateFailure(
                     o.job()
                         .filter(MigrationJob::hasNoPod)
-                        .flatMap(j -> MigrationJob.podCreateFailure(j, o.events()))));
+                        .flatMap(j -> MigrationJob.podCreateFailure(j, o.events())))
+                .withDatabaseJobs(o.jobs()));
     if (plan.state() == Plan.State.IGNORED) {
       return Optional.empty();
     }
@@ -155,8 +166,21 @@ public final class StatusView {
               .map(d -> d.isZero() ? "failed, retrying now" : "failed, retrying in " + human(d))
               .orElse("failed");
       case BLOCKED -> blockedText(plan);
+      case WAITING -> before(plan.summary(), " (Job");
+      case DOWNGRADED ->
+          "rolled back, schema stays at " + between(plan.summary(), "stays at ", " (");
       case IGNORED -> "ignored";
     };
+  }
+
+  private static String before(String text, String end) {
+    int at = text.indexOf(end);
+    return at < 0 ? text : text.substring(0, at);
+  }
+
+  private static String between(String text, String start, String end) {
+    int from = text.indexOf(start);
+    return from < 0 ? text : before(text.substring(from + start.length()), end);
   }
 
   /** What blocks the Deployment, from the Event the planner sends about it (sent last). */

@@ -4,6 +4,7 @@ import static dev.openfga.operator.testing.Fixtures.openfga;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.openfga.operator.model.DeploymentSettings;
 import dev.openfga.operator.model.FailedCondition;
 import dev.openfga.operator.model.Keys;
 import dev.openfga.operator.model.MigrationJob;
@@ -66,6 +67,7 @@ class StepRunnerTest {
             d,
             d.getSpec().getTemplate().getSpec().getContainers().get(0),
             version,
+            DeploymentSettings.of(d),
             Optional.empty(),
             Policy.DEFAULTS.jobSpec());
     return cluster.client().batch().v1().jobs().inNamespace(MockCluster.NS).resource(job).create();
@@ -160,6 +162,7 @@ class StepRunnerTest {
             d,
             d.getSpec().getTemplate().getSpec().getContainers().get(0),
             "v1.8.0",
+            DeploymentSettings.of(d),
             Optional.empty(),
             Policy.DEFAULTS.jobSpec());
     cluster.failNext("POST", "/jobs", 500, 1);
@@ -183,6 +186,7 @@ class StepRunnerTest {
             d,
             d.getSpec().getTemplate().getSpec().getContainers().get(0),
             "v1.8.0",
+            DeploymentSettings.of(d),
             Optional.empty(),
             Policy.DEFAULTS.jobSpec());
 

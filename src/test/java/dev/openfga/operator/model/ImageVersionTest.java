@@ -129,4 +129,31 @@ class ImageVersionTest {
         "openfga/openfga:v1.-._.",
         "openfga/openfga:" + "a".repeat(62) + "-" + "b".repeat(10));
   }
+
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.CsvSource({
+    "v1.8.16, v1.10.0, -1",
+    "v1.10.0, v1.8.16, 1",
+    "1.10.0, v1.10.0, 0",
+    "v1.10.0-rc.1, v1.10.0, -1",
+    "v1.10.0-rc.2, v1.10.0-rc.10, -1",
+    "v1.10.0-alpha, v1.10.0-alpha.1, -1",
+    "v1.10.0+build.5, v1.10.0, 0",
+    "v2.0.0, v1.99.99, 1",
+  })
+  void ordersSemanticVersions(String a, String b, int sign) {
+    assertThat(ImageVersion.compare(a, b))
+        .hasValueSatisfying(c -> assertThat(Integer.signum(c)).isEqualTo(sign));
+  }
+
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.CsvSource({
+    "latest, v1.10.0",
+    "v1.10, v1.10.0",
+    "sha256:0123456789abcdef, v1.10.0",
+    "v1.10.0, v01.2.3",
+  })
+  void doesNotOrderWhatIsNotASemanticVersion(String a, String b) {
+    assertThat(ImageVersion.compare(a, b)).isEmpty();
+  }
 }

@@ -150,7 +150,8 @@ class MigrationJobTest {
   }
 
   private static Job build(Deployment d) {
-    return MigrationJob.build(d, openfga(d), "v1.14.0", Optional.empty(), SPEC);
+    return MigrationJob.build(
+        d, openfga(d), "v1.14.0", DeploymentSettings.of(d), Optional.empty(), SPEC);
   }
 
   private static PodSpec pod(Job job) {
@@ -294,7 +295,9 @@ class MigrationJobTest {
                   Keys.PART_OF, "openfga",
                   Keys.COMPONENT, "migration",
                   Keys.MANAGED_BY, "openfga-operator",
-                  Keys.VERSION_LABEL, "v1.14.0"));
+                  Keys.VERSION_LABEL, "v1.14.0",
+                  // the database: the engine and the Secret key of the URI, hashed
+                  Keys.DATABASE_LABEL, Database.key("auth", openfga(rich())).orElseThrow()));
       assertThat(job.getMetadata().getAnnotations())
           .isEqualTo(Map.of(Keys.DESIRED_VERSION, "v1.14.0"));
     }
@@ -304,7 +307,9 @@ class MigrationJobTest {
       String digest = "sha256:" + "0123456789abcdef".repeat(4);
       Deployment d = rich();
 
-      Job job = MigrationJob.build(d, openfga(d), digest, Optional.empty(), SPEC);
+      Job job =
+          MigrationJob.build(
+              d, openfga(d), digest, DeploymentSettings.of(d), Optional.empty(), SPEC);
 
       assertThat(job.getMetadata().getAnnotations()).containsEntry(Keys.DESIRED_VERSION, digest);
       assertThat(job.getMetadata().getLabels().get(Keys.VERSION_LABEL))
@@ -337,7 +342,12 @@ class MigrationJobTest {
 
       Job job =
           MigrationJob.build(
-              d, openfga(d), "v1.14.0", Optional.empty(), new MigrationJob.Spec(0, 1));
+              d,
+              openfga(d),
+              "v1.14.0",
+              DeploymentSettings.of(d),
+              Optional.empty(),
+              new MigrationJob.Spec(0, 1));
 
       assertThat(job.getSpec().getBackoffLimit()).isZero();
       assertThat(job.getSpec().getActiveDeadlineSeconds()).isEqualTo(1L);
@@ -367,7 +377,8 @@ class MigrationJobTest {
       Deployment d = rich();
       Container c = new ContainerBuilder(openfga(d)).withImagePullPolicy(policy).build();
 
-      Job job = MigrationJob.build(d, c, "v1.14.0", Optional.empty(), SPEC);
+      Job job =
+          MigrationJob.build(d, c, "v1.14.0", DeploymentSettings.of(d), Optional.empty(), SPEC);
 
       assertThat(migrate(job).getImagePullPolicy()).isEqualTo(policy);
       assertThat(job.getSpec().getTtlSecondsAfterFinished()).isNull();
@@ -379,7 +390,10 @@ class MigrationJobTest {
 
       assertThat(job.getSpec().getTemplate().getMetadata().getLabels())
           .isEqualTo(Map.of(Keys.PART_OF, "openfga", Keys.COMPONENT, "migration"));
-      assertThat(job.getSpec().getTemplate().getMetadata().getAnnotations()).isEmpty();
+      // nothing of the pod template's (its sidecar.istio.io/inject "true" included): the pod opts
+      // out of mesh injection, whose proxy would never exit
+      assertThat(job.getSpec().getTemplate().getMetadata().getAnnotations())
+          .isEqualTo(Map.of(Keys.ISTIO_INJECT, "false", Keys.LINKERD_INJECT, "disabled"));
     }
 
     @Test
@@ -390,8 +404,11 @@ class MigrationJobTest {
     @Test
     void usesTheMigrationServiceAccountWhenGiven() {
       Deployment d = rich();
+      d.getMetadata().setAnnotations(Map.of(Keys.MIGRATION_SERVICE_ACCOUNT, "migrator"));
 
-      Job job = MigrationJob.build(d, openfga(d), "v1.14.0", Optional.of("migrator"), SPEC);
+      Job job =
+          MigrationJob.build(
+              d, openfga(d), "v1.14.0", DeploymentSettings.of(d), Optional.empty(), SPEC);
 
       assertThat(pod(job).getServiceAccountName()).isEqualTo("migrator");
     }
@@ -452,7 +469,8 @@ class MigrationJobTest {
       Deployment d = Fixtures.deployment().build();
       Container c = openfga(d);
 
-      Job job = MigrationJob.build(d, c, "v1.14.0", Optional.empty(), SPEC);
+      Job job =
+          MigrationJob.build(d, c, "v1.14.0", DeploymentSettings.of(d), Optional.empty(), SPEC);
 
       assertThat(pod(job).getVolumes()).isEmpty();
       assertThat(migrate(job).getVolumeMounts()).isEmpty();
@@ -542,7 +560,7 @@ class MigrationJobTest {
 
       Job job =
           MigrationJob.build(
-              d, c, version, DeploymentSettings.of(d).serviceAccount(), Policy.DEFAULTS.jobSpec());
+              d, c, version, DeploymentSettings.of(d), Optional.empty(), Policy.DEFAULTS.jobSpec());
 
       assertThat(new KubernetesSerialization().asYaml(job)).isEqualTo(golden("migration-job.yaml"));
     }

@@ -19,7 +19,9 @@ class StatusRecordTest {
     ConfigMap cm = Fixtures.statusConfigMap(deployment, "v1.14.0").build();
 
     assertThat(StatusRecord.read(cm, deployment))
-        .isEqualTo(new StatusRecord.Reading.Recorded(Optional.of("v1.14.0"), false, false));
+        .isEqualTo(
+            new StatusRecord.Reading.Recorded(
+                Optional.of("v1.14.0"), false, false, Optional.empty()));
   }
 
   @Test
@@ -27,7 +29,8 @@ class StatusRecordTest {
     ConfigMap cm = Fixtures.statusConfigMap(deployment, "").build();
 
     assertThat(StatusRecord.read(cm, deployment))
-        .isEqualTo(new StatusRecord.Reading.Recorded(Optional.empty(), false, false));
+        .isEqualTo(
+            new StatusRecord.Reading.Recorded(Optional.empty(), false, false, Optional.empty()));
   }
 
   @Test
@@ -40,7 +43,9 @@ class StatusRecordTest {
             .build();
 
     assertThat(StatusRecord.read(cm, deployment))
-        .isEqualTo(new StatusRecord.Reading.Recorded(Optional.of("v1.14.0"), false, false));
+        .isEqualTo(
+            new StatusRecord.Reading.Recorded(
+                Optional.of("v1.14.0"), false, false, Optional.empty()));
   }
 
   @Test
@@ -53,7 +58,9 @@ class StatusRecordTest {
             .build();
 
     assertThat(StatusRecord.read(cm, deployment))
-        .isEqualTo(new StatusRecord.Reading.Recorded(Optional.of("v1.14.0"), true, false));
+        .isEqualTo(
+            new StatusRecord.Reading.Recorded(
+                Optional.of("v1.14.0"), true, false, Optional.empty()));
   }
 
   @Test
@@ -111,6 +118,8 @@ class StatusRecordTest {
                 "migratedAt", "2026-01-01T00:00:00Z",
                 "jobName", "openfga-migrate"));
     assertThat(StatusRecord.read(cm, deployment))
-        .isEqualTo(new StatusRecord.Reading.Recorded(Optional.of("v1.14.0"), false, false));
+        .isEqualTo(
+            new StatusRecord.Reading.Recorded(
+                Optional.of("v1.14.0"), false, false, Optional.empty()));
   }
 }

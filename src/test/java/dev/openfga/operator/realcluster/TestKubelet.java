@@ -28,6 +28,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -55,14 +56,38 @@ import javax.net.ssl.SSLContext;
  *
  * <p>{@code openfga run} is not started (the servers of a Deployment would fight over ports): its
  * pods are reported Running and Ready, which is what the Deployment controller needs.
+ *
+ * <p>Native sidecars ({@code initContainers} with {@code restartPolicy: Always}) of a pod whose
+ * main container really runs are started first, in order: the image {@code
+ * openfga-operator-test/tcp-proxy} is a real {@link TcpProxy} process (the container's args, its
+ * own log), which must be listening within {@link #SIDECAR_START} or the pod fails; any other image
+ * is only reported running. When the main container ends they get SIGTERM (SIGKILL after {@link
+ * #SIDECAR_GRACE}) before the pod is reported Succeeded or Failed by the main container's exit
+ * code, as the real kubelet does. The sidecars of simulated pods are only reported. Regular init
+ * containers are ignored.
  */
 final class TestKubelet implements AutoCloseable {
   static final String NODE = "test-kubelet";
 
   private static final Pattern OPENFGA_IMAGE =
       Pattern.compile("(?:.*/)?openfga/openfga:(v[0-9][^@]*)(?:@.*)?");
+  private static final Pattern TEST_PROXY_IMAGE =
+      Pattern.compile("(?:.*/)?openfga-operator-test/tcp-proxy(?::[^@]*)?(?:@.*)?");
   private static final Pattern LOG_PATH =
       Pattern.compile("/containerLogs/([^/]+)/([^/]+)/([^/?]+)");
+
+  /** How long a test proxy sidecar may take to listen. */
+  static final Duration SIDECAR_START = Duration.ofSeconds(10);
+
+  /** How long a sidecar has after SIGTERM before SIGKILL. */
+  static final Duration SIDECAR_GRACE = Duration.ofSeconds(5);
+
+  /**
+   * The exit code reported for a sidecar stopped by SIGTERM: 128 + 15, what the real kubelet
+   * reports (reason Error) for a process that does not handle SIGTERM. A test proxy reports its
+   * process's real exit code, which is that too (the JVM's default on SIGTERM).
+   */
+  private static final int SIGTERM_EXIT = 143;
 
   /** What a pod does, chosen by the test for pods that are not the real OpenFGA. */
   sealed interface Outcome {
@@ -82,6 +107,9 @@ final class TestKubelet implements AutoCloseable {
   /** A migrate process's life, for the concurrency record; {@code ended} is null while it runs. */
   record Run(String job, String pod, Instant started, Instant ended) {}
 
+  /** Where a test proxy sidecar's output went (kept after its pod is gone). */
+  private record SidecarLog(String namespace, String job, String pod, String container, Path log) {}
+
   private final KubernetesClient client;
   private final Path dir;
   private final HttpsServer logServer;
@@ -94,9 +122,14 @@ final class TestKubelet implements AutoCloseable {
   private final List<Run> migrateRuns = new CopyOnWriteArrayList<>();
   private final Map<String, Duration> slowTermination = new ConcurrentHashMap<>();
   private final java.util.Set<String> failingLogs = ConcurrentHashMap.newKeySet();
+  private final CopyOnWriteArrayList<SidecarLog> sidecarLogs = new CopyOnWriteArrayList<>();
   private SharedIndexInformer<Pod> informer;
 
-  /** One started pod: its main container's process (none for a simulated one) and its log. */
+  /**
+   * One started pod: its main container's process (none for a simulated one), its log and its
+   * started native sidecars. Once stopped (deleted, or the kubelet closed) nothing more is started
+   * for it.
+   */
   private static final class PodRun {
     final Pod pod;
     final Path log;
@@ -104,10 +137,119 @@ final class TestKubelet implements AutoCloseable {
     volatile boolean finished;
     volatile boolean deleting;
     final Instant startedAt = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+    private final List<Sidecar> sidecars = new ArrayList<>(); // guarded by this
+    private boolean stopped; // guarded by this
 
     PodRun(Pod pod, Path log) {
       this.pod = pod;
       this.log = log;
+    }
+
+    /** Starts the main container's process; false (nothing started) once stopped. */
+    synchronized boolean start(ProcessBuilder builder) throws IOException {
+      if (stopped) {
+        return false;
+      }
+      process = builder.start();
+      return true;
+    }
+
+    /** Keeps a started sidecar; false once stopped (the caller stops it). */
+    synchronized boolean add(Sidecar sidecar) {
+      if (stopped) {
+        return false;
+      }
+      sidecars.add(sidecar);
+      return true;
+    }
+
+    synchronized List<Sidecar> sidecars() {
+      return List.copyOf(sidecars);
+    }
+
+    synchronized Sidecar sidecar(String name) {
+      return sidecars.stream()
+          .filter(s -> s.container.getName().equals(name))
+          .findFirst()
+          .orElse(null);
+    }
+
+    synchronized boolean stopped() {
+      return stopped;
+    }
+
+    /** Stops it: nothing more starts. Its main process, or null when none was started. */
+    synchronized Process stop() {
+      stopped = true;
+      return process;
+    }
+
+    /** Stops it and SIGKILLs every process it has, without waiting. */
+    void kill() {
+      Process main = stop();
+      if (main != null) {
+        main.destroyForcibly();
+      }
+      for (Sidecar sidecar : sidecars()) {
+        sidecar.kill();
+      }
+    }
+  }
+
+  /** A started native sidecar: its process (none for an image only reported) and its end. */
+  private static final class Sidecar {
+    final Container container;
+    final Process process;
+    final Instant startedAt = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+    private Integer exitCode; // guarded by this
+    private Instant finishedAt; // guarded by this
+
+    Sidecar(Container container, Process process) {
+      this.container = container;
+      this.process = process;
+    }
+
+    /**
+     * SIGTERM, SIGKILL after {@code grace}; its exit code ({@link #SIGTERM_EXIT} without a
+     * process). Once stopped, answers the same again.
+     */
+    synchronized int stop(Duration grace) {
+      if (exitCode == null) {
+        int code = SIGTERM_EXIT;
+        if (process != null) {
+          process.destroy();
+          try {
+            if (!process.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS)) {
+              process.destroyForcibly();
+              process.waitFor();
+            }
+            code = process.exitValue();
+          } catch (InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
+            code = 137;
+          }
+        }
+        exitCode = code;
+        finishedAt = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+      }
+      return exitCode;
+    }
+
+    /** Its exit code once stopped, else null. */
+    synchronized Integer exitCode() {
+      return exitCode;
+    }
+
+    synchronized Instant finishedAt() {
+      return finishedAt;
+    }
+
+    /** SIGKILL without waiting (not synchronized: a {@link #stop} may be waiting). */
+    void kill() {
+      if (process != null) {
+        process.destroyForcibly();
+      }
     }
   }
 
@@ -187,6 +329,21 @@ final class TestKubelet implements AutoCloseable {
     return max;
   }
 
+  /**
+   * What the test proxy sidecars of every pod of that Job name in the namespace printed so far,
+   * oldest pod first, concatenated (also once the pods are gone); empty when none ran. Its lines
+   * are {@link TcpProxy}'s: {@code accepted connection <n> from ...} shows the proxy was used.
+   */
+  String sidecarLogs(String namespace, String job) {
+    StringBuilder logs = new StringBuilder();
+    for (SidecarLog sidecar : sidecarLogs) {
+      if (sidecar.namespace().equals(namespace) && job.equals(sidecar.job())) {
+        logs.append(readQuietly(sidecar.log()));
+      }
+    }
+    return logs.toString();
+  }
+
   private ResourceEventHandler<Pod> handler() {
     return new ResourceEventHandler<>() {
       @Override
@@ -202,8 +359,8 @@ final class TestKubelet implements AutoCloseable {
       @Override
       public void onDelete(Pod pod, boolean unknown) {
         PodRun run = started.remove(pod.getMetadata().getUid());
-        if (run != null && run.process != null) {
-          run.process.destroyForcibly();
+        if (run != null) {
+          run.kill();
         }
       }
     };
@@ -272,34 +429,37 @@ final class TestKubelet implements AutoCloseable {
                 .map(Rule::outcome)
                 .findFirst()
                 .orElse(new Outcome.KeepRunning());
-        reportRunning(pod, container, run.startedAt);
+        reportRunning(run, container);
         if (outcome instanceof Outcome.Exit exit) {
           Files.writeString(run.log, exit.log());
           ControlPlane.sleep(exit.after());
           if (!run.deleting) {
             run.finished = true;
-            reportTerminated(pod, container, run.startedAt, exit.exitCode());
+            reportTerminated(run, container, exit.exitCode());
           }
         }
         return;
       }
       List<String> args = container.getArgs() == null ? List.of() : container.getArgs();
       if (!args.isEmpty() && args.get(0).equals("run")) {
-        reportRunning(pod, container, run.startedAt);
+        reportRunning(run, container);
         return;
       }
       Optional<Path> binary = Binaries.openfga(version.get());
       if (binary.isEmpty()) {
         reportWaiting(
-            pod, container, "ErrImagePull", "the test kubelet has no openfga " + version.get());
+            run, container, "ErrImagePull", "the test kubelet has no openfga " + version.get());
         return;
       }
       Map<String, String> env;
       try {
         env = PodEnvironment.resolve(client, pod, container);
       } catch (PodEnvironment.ConfigError e) {
-        reportWaiting(pod, container, "CreateContainerConfigError", e.getMessage());
+        reportWaiting(run, container, "CreateContainerConfigError", e.getMessage());
         started.remove(pod.getMetadata().getUid()); // the real kubelet tries again
+        return;
+      }
+      if (!startSidecars(run, container)) {
         return;
       }
       Path work = Files.createTempDirectory(dir, "pod-");
@@ -316,7 +476,9 @@ final class TestKubelet implements AutoCloseable {
       builder.environment().putAll(env);
       String job = jobName(pod);
       Run migrate = null;
-      run.process = builder.start();
+      if (!run.start(builder)) {
+        return; // stopped while its sidecars started: whoever stopped it reports the pod
+      }
       if (job != null && args.contains("migrate")) {
         migrate =
             new Run(
@@ -327,16 +489,17 @@ final class TestKubelet implements AutoCloseable {
         migrateRuns.add(migrate);
       }
       ChildProcess.watchdog(run.process.pid());
-      reportRunning(pod, container, run.startedAt);
+      reportRunning(run, container);
       int exitCode = run.process.waitFor();
       if (migrate != null) {
         migrateRuns.set(
             migrateRuns.indexOf(migrate),
             new Run(migrate.job(), migrate.pod(), migrate.started(), Instant.now()));
       }
+      stopSidecars(run); // the pod is terminal only once they are stopped
       run.finished = true;
       if (!run.deleting) {
-        reportTerminated(pod, container, run.startedAt, exitCode);
+        reportTerminated(run, container, exitCode);
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -350,14 +513,146 @@ final class TestKubelet implements AutoCloseable {
     }
   }
 
+  /**
+   * Starts the pod's native sidecars in order, as the kubelet does before the main containers: a
+   * test proxy as a real process that must be listening within {@link #SIDECAR_START} (else the pod
+   * fails), any other image only kept to be reported running. False when the main container must
+   * not start: the pod was reported (Failed, or waiting for a missing Secret or ConfigMap) or is
+   * being stopped.
+   */
+  private boolean startSidecars(PodRun run, Container main)
+      throws IOException, InterruptedException {
+    Pod pod = run.pod;
+    for (Container container : nativeSidecars(pod)) {
+      if (!isTestProxy(container.getImage())) {
+        if (!run.add(new Sidecar(container, null))) {
+          return false;
+        }
+        continue;
+      }
+      Map<String, String> env;
+      try {
+        env = PodEnvironment.resolve(client, pod, container);
+      } catch (PodEnvironment.ConfigError e) {
+        stopSidecars(run);
+        if (run.stopped()) {
+          return false;
+        }
+        reportSidecarProblem(
+            run,
+            main,
+            container.getName(),
+            Map.of(
+                "waiting",
+                Map.of("reason", "CreateContainerConfigError", "message", e.getMessage())),
+            "Pending",
+            null);
+        started.remove(pod.getMetadata().getUid()); // the real kubelet tries again
+        return false;
+      }
+      Path log = sidecarLogFile(pod, container.getName());
+      long logStart = Files.exists(log) ? Files.size(log) : 0; // a retry appends to the log
+      Path work = Files.createTempDirectory(dir, "sidecar-");
+      ProcessBuilder builder =
+          new ProcessBuilder(TcpProxy.command(PodEnvironment.args(container, env)))
+              .directory(work.toFile())
+              .redirectErrorStream(true)
+              .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+      builder.environment().clear();
+      builder.environment().putAll(env);
+      Process process = builder.start();
+      Sidecar sidecar = new Sidecar(container, process);
+      try {
+        ChildProcess.watchdog(process.pid());
+      } catch (IOException e) {
+        sidecar.stop(Duration.ZERO);
+        throw e;
+      }
+      if (!run.add(sidecar)) {
+        sidecar.stop(Duration.ZERO);
+        return false;
+      }
+      sidecarLogs.addIfAbsent(
+          new SidecarLog(
+              pod.getMetadata().getNamespace(),
+              jobName(pod),
+              pod.getMetadata().getName(),
+              container.getName(),
+              log));
+      String problem = awaitListening(run, process, log, logStart);
+      if (run.stopped()) {
+        return false; // whoever stopped it stops the sidecars and reports the pod
+      }
+      if (problem != null) {
+        String message =
+            "sidecar container "
+                + container.getName()
+                + " ("
+                + container.getImage()
+                + ") "
+                + problem
+                + "; its log: "
+                + lastLines(readQuietly(log, logStart), 5);
+        stopSidecars(run);
+        run.finished = true;
+        if (!run.deleting) {
+          int exitCode = sidecar.stop(SIDECAR_GRACE);
+          reportSidecarProblem(
+              run,
+              main,
+              container.getName(),
+              Map.of(
+                  "terminated",
+                  terminated(exitCode, sidecar.startedAt, sidecar.finishedAt(), message)),
+              "Failed",
+              message);
+        }
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Waits until a test proxy says it is listening (it prints that once bound, so the port accepts
+   * connections; a probe connection of the kubelet's own would show up in the proxy's log as if the
+   * pod had used it). Null when it listens or the pod is being stopped, else what went wrong.
+   */
+  private static String awaitListening(PodRun run, Process process, Path log, long logStart)
+      throws InterruptedException {
+    Instant deadline = Instant.now().plus(SIDECAR_START);
+    while (!run.stopped()) {
+      if (readQuietly(log, logStart).contains(TcpProxy.LISTENING)) {
+        return null;
+      }
+      if (!process.isAlive()) {
+        return "exited with code " + process.exitValue() + " before listening";
+      }
+      if (Instant.now().isAfter(deadline)) {
+        return "was not listening after " + SIDECAR_START.toSeconds() + "s";
+      }
+      Thread.sleep(50);
+    }
+    return null;
+  }
+
+  /** SIGTERM to the pod's sidecars, last first, each SIGKILLed after {@link #SIDECAR_GRACE}. */
+  private static void stopSidecars(PodRun run) {
+    List<Sidecar> sidecars = new ArrayList<>(run.sidecars());
+    Collections.reverse(sidecars);
+    for (Sidecar sidecar : sidecars) {
+      sidecar.stop(SIDECAR_GRACE);
+    }
+  }
+
   /** Deletion: SIGTERM, the grace period (plus a test's extra delay), SIGKILL, terminal status. */
   private void terminate(PodRun run, Pod pod) {
     try {
       Duration extra =
           slowTermination.getOrDefault(pod.getMetadata().getNamespace(), Duration.ZERO);
       ControlPlane.sleep(extra);
-      Process process = run.process;
-      int exitCode = 143;
+      Process process = run.stop();
+      int exitCode = SIGTERM_EXIT;
       if (process != null) {
         process.destroy();
         long grace =
@@ -370,9 +665,10 @@ final class TestKubelet implements AutoCloseable {
         }
         exitCode = process.exitValue();
       }
+      stopSidecars(run); // after the main container, as the real kubelet does
       run.finished = true;
       Container container = pod.getSpec().getContainers().get(0);
-      reportTerminated(pod, container, run.startedAt, exitCode);
+      reportTerminated(run, container, exitCode);
       forceDelete(pod);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -392,30 +688,102 @@ final class TestKubelet implements AutoCloseable {
         .delete();
   }
 
-  private void reportRunning(Pod pod, Container container, Instant startedAt) {
-    Map<String, Object> state = Map.of("running", Map.of("startedAt", startedAt.toString()));
-    patchStatus(pod, "Running", true, containerStatuses(pod, container, true, state), startedAt);
+  private void reportRunning(PodRun run, Container container) {
+    patchStatus(
+        run.pod,
+        "Running",
+        true,
+        true,
+        containerStatuses(run.pod, container, true, running(run.startedAt)),
+        initContainerStatuses(run, false, Map.of()),
+        null,
+        run.startedAt);
   }
 
-  private void reportTerminated(Pod pod, Container container, Instant startedAt, int exitCode) {
+  private void reportTerminated(PodRun run, Container container, int exitCode) {
     Instant finished = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+    patchStatus(
+        run.pod,
+        exitCode == 0 ? "Succeeded" : "Failed",
+        false,
+        true,
+        containerStatuses(
+            run.pod,
+            container,
+            false,
+            Map.of("terminated", terminated(exitCode, run.startedAt, finished, null))),
+        initContainerStatuses(run, true, Map.of()),
+        null,
+        run.startedAt);
+  }
+
+  private void reportWaiting(PodRun run, Container container, String reason, String message) {
+    Map<String, Object> state = Map.of("waiting", Map.of("reason", reason, "message", message));
+    patchStatus(
+        run.pod,
+        "Pending",
+        false,
+        true,
+        containerStatuses(run.pod, container, false, state),
+        initContainerStatuses(run, false, Map.of()),
+        null,
+        Instant.now());
+  }
+
+  /**
+   * A sidecar that could not start: the pod not initialized ({@code phase} Pending or Failed, with
+   * {@code message} when not null), the sidecar in {@code state}, the main container and the
+   * sidecars after it waiting with reason PodInitializing (the main one with {@code message} too,
+   * which the real kubelet leaves out, so that what reads the main container's status sees why).
+   */
+  private void reportSidecarProblem(
+      PodRun run,
+      Container main,
+      String sidecar,
+      Map<String, Object> state,
+      String phase,
+      String message) {
+    Map<String, Object> mainWaiting = new LinkedHashMap<>();
+    mainWaiting.put("reason", "PodInitializing");
+    if (message != null) {
+      mainWaiting.put("message", message);
+    }
+    Map<String, Map<String, Object>> states = new LinkedHashMap<>();
+    boolean after = false;
+    for (Container c : nativeSidecars(run.pod)) {
+      if (c.getName().equals(sidecar)) {
+        states.put(c.getName(), state);
+        after = true;
+      } else if (after) {
+        states.put(c.getName(), Map.of("waiting", Map.of("reason", "PodInitializing")));
+      }
+    }
+    patchStatus(
+        run.pod,
+        phase,
+        false,
+        false,
+        containerStatuses(run.pod, main, false, Map.of("waiting", mainWaiting)),
+        initContainerStatuses(run, "Failed".equals(phase), states),
+        message,
+        run.startedAt);
+  }
+
+  private static Map<String, Object> running(Instant startedAt) {
+    return Map.of("running", Map.of("startedAt", startedAt.toString()));
+  }
+
+  private static Map<String, Object> terminated(
+      int exitCode, Instant startedAt, Instant finishedAt, String message) {
     Map<String, Object> terminated = new LinkedHashMap<>();
     terminated.put("exitCode", exitCode);
     terminated.put("reason", exitCode == 0 ? "Completed" : "Error");
+    if (message != null) {
+      terminated.put("message", message);
+    }
     terminated.put("startedAt", startedAt.toString());
-    terminated.put("finishedAt", finished.toString());
-    patchStatus(
-        pod,
-        exitCode == 0 ? "Succeeded" : "Failed",
-        false,
-        containerStatuses(pod, container, false, Map.of("terminated", terminated)),
-        startedAt);
-  }
-
-  private void reportWaiting(Pod pod, Container container, String reason, String message) {
-    Map<String, Object> state = Map.of("waiting", Map.of("reason", reason, "message", message));
-    patchStatus(
-        pod, "Pending", false, containerStatuses(pod, container, false, state), Instant.now());
+    terminated.put("finishedAt", finishedAt.toString());
+    return terminated;
   }
 
   /** The main container with {@code state}; the pod's other containers run (ready or not). */
@@ -443,15 +811,68 @@ final class TestKubelet implements AutoCloseable {
     return statuses;
   }
 
+  /**
+   * The native sidecars' statuses, null for a pod without any (the status then has no {@code
+   * initContainerStatuses}). A sidecar is in its state from {@code states} if there, else
+   * terminated once stopped, else running; on a {@code terminal} pod one never stopped (only
+   * reported) is terminated as by SIGTERM. Regular init containers are left out.
+   */
+  private static List<Map<String, Object>> initContainerStatuses(
+      PodRun run, boolean terminal, Map<String, Map<String, Object>> states) {
+    List<Container> sidecars = nativeSidecars(run.pod);
+    if (sidecars.isEmpty()) {
+      return null;
+    }
+    Instant now = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+    List<Map<String, Object>> statuses = new ArrayList<>();
+    for (Container c : sidecars) {
+      Sidecar sidecar = run.sidecar(c.getName());
+      Instant since = sidecar == null ? run.startedAt : sidecar.startedAt;
+      Map<String, Object> state = states.get(c.getName());
+      if (state == null) {
+        Integer exitCode = sidecar == null ? null : sidecar.exitCode();
+        if (exitCode != null) {
+          state = Map.of("terminated", terminated(exitCode, since, sidecar.finishedAt(), null));
+        } else if (terminal) {
+          state = Map.of("terminated", terminated(SIGTERM_EXIT, since, now, null));
+        } else {
+          state = running(since);
+        }
+      }
+      Map<String, Object> status = new LinkedHashMap<>();
+      status.put("name", c.getName());
+      status.put("image", c.getImage());
+      status.put("imageID", "");
+      status.put(
+          "containerID", "test-kubelet://" + run.pod.getMetadata().getUid() + "/" + c.getName());
+      status.put("restartCount", 0);
+      status.put("ready", state.containsKey("running"));
+      status.put("started", state.containsKey("running"));
+      status.put("state", state);
+      statuses.add(status);
+    }
+    return statuses;
+  }
+
+  /**
+   * Patches the pod's status; {@code initContainers} null leaves out {@code initContainerStatuses},
+   * {@code message} null leaves out the pod's message.
+   */
   private void patchStatus(
       Pod pod,
       String phase,
       boolean ready,
+      boolean initialized,
       List<Map<String, Object>> containers,
+      List<Map<String, Object>> initContainers,
+      String message,
       Instant startedAt) {
     String readyStatus = ready ? "True" : "False";
     Map<String, Object> status = new LinkedHashMap<>();
     status.put("phase", phase);
+    if (message != null) {
+      status.put("message", message);
+    }
     status.put("hostIP", "127.0.0.1");
     status.put("podIP", "127.0.0.1");
     status.put("podIPs", List.of(Map.of("ip", "127.0.0.1")));
@@ -460,10 +881,13 @@ final class TestKubelet implements AutoCloseable {
         "conditions",
         List.of(
             condition("PodScheduled", "True"),
-            condition("Initialized", "True"),
+            condition("Initialized", initialized ? "True" : "False"),
             condition("ContainersReady", readyStatus),
             condition("Ready", readyStatus)));
     status.put("containerStatuses", containers);
+    if (initContainers != null) {
+      status.put("initContainerStatuses", initContainers);
+    }
     Map<String, Object> patch =
         Map.of("metadata", Map.of("uid", pod.getMetadata().getUid()), "status", status);
     client
@@ -518,7 +942,10 @@ final class TestKubelet implements AutoCloseable {
             PatchContext.of(PatchType.JSON_MERGE), Serialization.asJson(Map.of("status", status)));
   }
 
-  /** {@code GET /containerLogs/{namespace}/{pod}/{container}} with tailLines and limitBytes. */
+  /**
+   * {@code GET /containerLogs/{namespace}/{pod}/{container}} with tailLines and limitBytes: a
+   * native sidecar's own log when the container is one, else the main container's.
+   */
   private void serveLog(HttpExchange exchange) throws IOException {
     try (exchange) {
       Matcher m = LOG_PATH.matcher(exchange.getRequestURI().getPath());
@@ -535,14 +962,15 @@ final class TestKubelet implements AutoCloseable {
                   .filter(r -> r.pod.getMetadata().getName().equals(m.group(2)))
                   .findFirst()
               : Optional.empty();
-      if (run.isEmpty() || !Files.exists(run.get().log)) {
+      Optional<Path> log = run.map(r -> containerLog(r, m.group(3)));
+      if (log.isEmpty() || !Files.exists(log.get())) {
         byte[] body = "not found".getBytes(StandardCharsets.UTF_8);
         exchange.sendResponseHeaders(404, body.length);
         exchange.getResponseBody().write(body);
         return;
       }
       Map<String, String> query = query(exchange.getRequestURI().getRawQuery());
-      List<String> lines = Files.readAllLines(run.get().log, StandardCharsets.UTF_8);
+      List<String> lines = Files.readAllLines(log.get(), StandardCharsets.UTF_8);
       if (query.containsKey("tailLines")) {
         int tail = Integer.parseInt(query.get("tailLines"));
         lines = lines.subList(Math.max(0, lines.size() - tail), lines.size());
@@ -589,6 +1017,57 @@ final class TestKubelet implements AutoCloseable {
             + "_"
             + pod.getMetadata().getUid()
             + ".log");
+  }
+
+  private Path sidecarLogFile(Pod pod, String container) {
+    return dir.resolve(
+        pod.getMetadata().getNamespace()
+            + "_"
+            + pod.getMetadata().getName()
+            + "_"
+            + pod.getMetadata().getUid()
+            + "_"
+            + container
+            + ".log");
+  }
+
+  /** The log of the pod's container of that name: a native sidecar's own, else the main one. */
+  private Path containerLog(PodRun run, String container) {
+    return nativeSidecars(run.pod).stream().anyMatch(c -> c.getName().equals(container))
+        ? sidecarLogFile(run.pod, container)
+        : run.log;
+  }
+
+  /** The init containers with {@code restartPolicy: Always}, in order. */
+  private static List<Container> nativeSidecars(Pod pod) {
+    List<Container> init = pod.getSpec().getInitContainers();
+    return init == null
+        ? List.of()
+        : init.stream().filter(c -> "Always".equals(c.getRestartPolicy())).toList();
+  }
+
+  static boolean isTestProxy(String image) {
+    return TEST_PROXY_IMAGE.matcher(image == null ? "" : image).matches();
+  }
+
+  /** The file's text from byte {@code offset} on; empty when it cannot be read. */
+  private static String readQuietly(Path file, long offset) {
+    try {
+      byte[] bytes = Files.readAllBytes(file);
+      int from = (int) Math.min(offset, bytes.length);
+      return new String(bytes, from, bytes.length - from, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      return "";
+    }
+  }
+
+  private static String readQuietly(Path file) {
+    return readQuietly(file, 0);
+  }
+
+  private static String lastLines(String text, int count) {
+    List<String> lines = text.lines().toList();
+    return String.join("\n", lines.subList(Math.max(0, lines.size() - count), lines.size()));
   }
 
   static Optional<String> openfgaVersion(String image) {
@@ -662,9 +1141,7 @@ final class TestKubelet implements AutoCloseable {
     }
     events.shutdownNow();
     for (PodRun run : started.values()) {
-      if (run.process != null) {
-        run.process.destroyForcibly();
-      }
+      run.kill();
     }
     runners.shutdownNow();
     logServer.stop(0);

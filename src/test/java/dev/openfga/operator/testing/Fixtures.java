@@ -1,5 +1,6 @@
 package dev.openfga.operator.testing;
 
+import dev.openfga.operator.model.DeploymentSettings;
 import dev.openfga.operator.model.Keys;
 import dev.openfga.operator.model.MigrationJob;
 import dev.openfga.operator.model.Observation;
@@ -153,7 +154,12 @@ public final class Fixtures {
             .orElseThrow();
     Job built =
         MigrationJob.build(
-            deployment, container, version, Optional.empty(), Policy.DEFAULTS.jobSpec());
+            deployment,
+            container,
+            version,
+            DeploymentSettings.of(deployment),
+            Optional.empty(),
+            Policy.DEFAULTS.jobSpec());
     return new JobFixture(
         new JobBuilder(built)
             .editMetadata()
