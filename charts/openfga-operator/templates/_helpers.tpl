@@ -115,21 +115,25 @@ What the operator does in a watched namespace: exactly the API calls of its code
 compare these rules with the calls the operator makes against a recording API server).
 */}}
 {{- define "openfga-operator.watchRules" -}}
+{{- /* dryRun: the reads only; the operator writes nothing and the API server would refuse it */}}
+{{- $write := not .Values.dryRun }}
 - apiGroups: ["apps"]
   resources: ["deployments"]
-  verbs: ["get", "list", "watch", "patch"]
+  verbs: ["get", "list", "watch"{{ if $write }}, "patch"{{ end }}]
+{{- if $write }}
 - apiGroups: ["apps"]
   resources: ["deployments/status"]
   verbs: ["patch"]
+{{- end }}
 - apiGroups: ["batch"]
   resources: ["jobs"]
-  verbs: ["get", "list", "watch", "create", "patch", "delete"]
+  verbs: ["get", "list", "watch"{{ if $write }}, "create", "patch", "delete"{{ end }}]
 - apiGroups: [""]
   resources: ["configmaps"]
-  verbs: ["get", "list", "watch", "create", "patch"]
+  verbs: ["get", "list", "watch"{{ if $write }}, "create", "patch"{{ end }}]
 - apiGroups: [""]
   resources: ["events"]
-  verbs: ["create", "list"]
+  verbs: [{{ if $write }}"create", {{ end }}"list"]
 {{- if gt (int64 .Values.failureLogLines) 0 }}
 - apiGroups: [""]
   resources: ["pods"]

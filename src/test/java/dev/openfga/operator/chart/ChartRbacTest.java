@@ -95,6 +95,46 @@ class ChartRbacTest {
     assertThat(calls).noneMatch(c -> c.resource().startsWith("pods"));
   }
 
+  @Test
+  void aDryRunMakesOnlyTheReadsItsReadOnlyRoleGrants() throws Exception {
+    var manifests =
+        chart().values(STORY_VALUES + "watchNamespace: " + WATCHED + "\ndryRun: true\n").render();
+    RbacRules rules = rulesOf(manifests);
+    List<ApiCall> calls;
+    try (RecordingCluster cluster = new RecordingCluster(rules)) {
+      KubernetesClient h = cluster.harness();
+      create(h, openfga().name("alpha").version("v1.8.0").build());
+      MigrationOperator operator =
+          MigrationOperator.create(
+              cluster.operatorClient(),
+              ChartFlagsTest.parse(manifests).operator(),
+              Clock.systemUTC(),
+              "operator-under-test",
+              false);
+      try {
+        operator.start();
+        // it decided to create the Job: the direct reads made before every create were sent
+        await()
+            .atMost(WAIT)
+            .until(
+                () ->
+                    cluster.recorded(
+                        c ->
+                            c.verb().equals("get")
+                                && c.resource().equals("jobs")
+                                && "alpha-migrate".equals(c.name())));
+      } finally {
+        operator.close();
+      }
+      calls = cluster.calls();
+      assertThat(h.batch().v1().jobs().inNamespace(WATCHED).list().getItems()).isEmpty();
+      assertThat(h.configMaps().inNamespace(WATCHED).list().getItems()).isEmpty();
+      assertThat(h.v1().events().inNamespace(WATCHED).list().getItems()).isEmpty();
+    }
+    assertEveryCallAllowed(calls, rules);
+    assertThat(calls).extracting(ApiCall::verb).containsOnly("get", "list", "watch");
+  }
+
   private static RbacRules rulesOf(OperatorChart.Manifests manifests) {
     var pod = manifests.deployment();
     return RbacRules.of(

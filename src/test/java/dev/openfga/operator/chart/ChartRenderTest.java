@@ -97,6 +97,7 @@ class ChartRenderTest {
     assertThat(container.getArgs())
         .containsExactly(
             "--leader-elect=true",
+            "--dry-run=false",
             "--metrics-bind-address=0",
             "--health-probe-bind-address=:8081",
             "--backoff-limit=3",
@@ -153,6 +154,7 @@ class ChartRenderTest {
             "--watch-namespace=openfga",
             "--watch-namespaces=openfga-staging,openfga-prod",
             "--leader-elect=true",
+            "--dry-run=false",
             "--metrics-bind-address=:8080",
             "--health-probe-bind-address=:8081",
             "--backoff-limit=0",
@@ -314,6 +316,20 @@ class ChartRenderTest {
   void watchingAllNamespacesCannotBeCombinedWithNamedOnes() {
     assertThat(chart().values("watchAllNamespaces: true\nwatchNamespace: openfga\n").renderError())
         .contains("watchAllNamespaces cannot be combined with watchNamespace or watchNamespaces");
+  }
+
+  @Test
+  void aDryRunTakesNoLeaseGrantsOnlyReadsAndRunsOneReplica() {
+    var manifests = chart().values("dryRun: true\n").render();
+
+    assertThat(manifests.args()).contains("--dry-run=true", "--leader-elect=false");
+    var rules = manifests.yaml();
+    assertThat(rules).doesNotContain("leader-election", "leases");
+    for (String write : new String[] {"\"create\"", "\"patch\"", "\"delete\"", "\"update\""}) {
+      assertThat(rules).as("RBAC of a dry run").doesNotContain(write);
+    }
+    assertThat(chart().values("dryRun: true\nreplicaCount: 2\n").renderError())
+        .contains("replicaCount is 2 but dryRun is true");
   }
 
   @Test

@@ -102,4 +102,17 @@ record OpenFgaView(KubernetesClient client, String namespace, String name) {
                 + version
                 + "\"}]");
   }
+
+  /** Sets an annotation of the Deployment (a JSON merge patch: no resourceVersion, no conflict). */
+  void annotate(String key, String value) {
+    client
+        .apps()
+        .deployments()
+        .inNamespace(namespace)
+        .withName(name)
+        .patch(
+            PatchContext.of(PatchType.JSON_MERGE),
+            io.fabric8.kubernetes.client.utils.Serialization.asJson(
+                Map.of("metadata", Map.of("annotations", Map.of(key, value)))));
+  }
 }

@@ -463,6 +463,12 @@ public final class Fixtures {
       return this;
     }
 
+    /** Adds a container after the others. */
+    public DeploymentFixture container(Container value) {
+      containers.add(value);
+      return this;
+    }
+
     /** Replaces the containers. */
     public DeploymentFixture containers(Container... value) {
       containers.clear();

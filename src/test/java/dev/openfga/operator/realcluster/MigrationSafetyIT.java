@@ -1,0 +1,352 @@
+package dev.openfga.operator.realcluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.openfga.operator.model.Keys;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * SPEC section 9 on the real cluster, with the real {@code openfga migrate} and PostgreSQL: split
+ * credentials, one migration per database (across an operator restart), a database proxy as a
+ * native sidecar, a rollback, and re-runs on demand. One operator under the chart's RBAC.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class MigrationSafetyIT {
+  @RegisterExtension static final RealCluster cluster = new RealCluster();
+
+  private static final String VALUES =
+      """
+      leaderElection: {enabled: false}
+      retryCooldown: 5s
+      migrationJob: {backoffLimit: 0, ttlSecondsAfterFinished: 5}
+      """;
+
+  private static final Duration MIGRATED = Duration.ofMinutes(2);
+
+  private static OperatorInstall install;
+  private static OperatorInstall.OperatorProcess operator;
+
+  @BeforeAll
+  static void installOperator() {
+    install = cluster.installOperator(cluster.namespace(), VALUES);
+    operator = cluster.startOperator(install, "operator-0");
+  }
+
+  private static String ns() {
+    return cluster.namespace();
+  }
+
+  private static List<TestKubelet.Run> runs(OpenFgaView... views) {
+    List<TestKubelet.Run> runs = new ArrayList<>();
+    for (OpenFgaView view : views) {
+      runs.addAll(cluster.kubelet().migrateRuns(ns(), view.jobName()));
+    }
+    runs.sort(Comparator.comparing(TestKubelet.Run::started));
+    return runs;
+  }
+
+  /** No two migrate processes overlapped: each ended before the next one started. */
+  private static void assertOneAtATime(List<TestKubelet.Run> runs) {
+    for (int i = 1; i < runs.size(); i++) {
+      TestKubelet.Run before = runs.get(i - 1);
+      assertThat(before.ended()).as("%s ended before %s started", before, runs.get(i)).isNotNull();
+      assertThat(before.ended()).as("%s", runs).isBeforeOrEqualTo(runs.get(i).started());
+    }
+  }
+
+  @Test
+  @Order(1)
+  void theRuntimeUserCannotMigrateTheMigrationSecretsOwnerCanAndTheServerKeepsItsOwn() {
+    Postgres postgres = cluster.postgres();
+    // without a migration Secret the Job uses the runtime user, who has no DDL rights
+    Postgres.Database plainDb = postgres.createDatabase("creds_plain");
+    OpenFgaView plain =
+        cluster.deploy(
+            UpstreamOpenFga.fixture(ns(), "creds-plain", Binaries.OLD_OPENFGA, 0, 1),
+            plainDb.uri(plainDb.runtimeUser()));
+    await()
+        .atMost(MIGRATED)
+        .untilAsserted(
+            () ->
+                assertThat(plain.condition("MigrationFailed"))
+                    .hasValueSatisfying(
+                        c -> {
+                          assertThat(c.getStatus()).isEqualTo("True");
+                          assertThat(c.getMessage()).contains("permission denied");
+                        }));
+    assertThat(postgres.schemaRevision(plainDb)).isZero();
+    cluster.client().apps().deployments().inNamespace(ns()).withName("creds-plain").delete();
+
+    // with one, the Job takes the owner's URI from it; the server keeps the runtime user
+    Postgres.Database db = postgres.createDatabase("creds_split");
+    cluster
+        .client()
+        .resource(
+            new SecretBuilder()
+                .withNewMetadata()
+                .withName("creds-split-migration")
+                .withNamespace(ns())
+                .endMetadata()
+                .withStringData(Map.of("uri", db.ownerUri()))
+                .build())
+        .create();
+    OpenFgaView split =
+        cluster.deploy(
+            UpstreamOpenFga.fixture(ns(), "creds-split", Binaries.OLD_OPENFGA, 0, 1)
+                .annotation(Keys.MIGRATION_SECRET, "creds-split-migration"),
+            db.uri(db.runtimeUser()));
+    await()
+        .atMost(MIGRATED)
+        .untilAsserted(() -> assertThat(split.recordedVersion()).isEqualTo(Binaries.OLD_OPENFGA));
+    assertThat(postgres.schemaRevision(db)).isEqualTo(5);
+    assertThat(split.condition("MigrationFailed")).isEmpty();
+
+    Job job = split.job();
+    List<EnvVar> env = job.getSpec().getTemplate().getSpec().getContainers().get(0).getEnv();
+    assertThat(env)
+        .filteredOn(e -> e.getValueFrom() != null && e.getValueFrom().getSecretKeyRef() != null)
+        .filteredOn(
+            e -> "creds-split-migration".equals(e.getValueFrom().getSecretKeyRef().getName()))
+        .extracting(EnvVar::getName)
+        .containsExactly(Keys.URI_ENV, Keys.USERNAME_ENV, Keys.PASSWORD_ENV);
+    // nothing of the Secret was copied: the Job only points at it
+    assertThat(Serialization.asJson(job)).doesNotContain(db.ownerUri(), db.owner());
+    // the server pods keep their own credentials (the runtime user's Secret)
+    List<EnvVar> serverEnv =
+        split.deployment().getSpec().getTemplate().getSpec().getContainers().get(0).getEnv();
+    assertThat(serverEnv)
+        .filteredOn(e -> Keys.URI_ENV.equals(e.getName()))
+        .singleElement()
+        .satisfies(
+            e ->
+                assertThat(e.getValueFrom().getSecretKeyRef().getName())
+                    .isEqualTo("creds-split-datastore"));
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(() -> assertThat(split.replicas()).isEqualTo(1));
+  }
+
+  @Test
+  @Order(2)
+  void twoDeploymentsOnOneDatabaseMigrateOneAfterTheOtherAlsoAcrossAnOperatorRestart() {
+    Postgres postgres = cluster.postgres();
+    Postgres.Database db = postgres.createDatabase("shared");
+    // both take the same literal URI: the same database
+    OpenFgaView a =
+        cluster.deploy(
+            UpstreamOpenFga.fixture(ns(), "shared-a", Binaries.OLD_OPENFGA, 0, 1)
+                .envVar(Keys.URI_ENV, db.ownerUri()),
+            db.ownerUri());
+    OpenFgaView b =
+        cluster.deploy(
+            UpstreamOpenFga.fixture(ns(), "shared-b", Binaries.OLD_OPENFGA, 0, 1)
+                .envVar(Keys.URI_ENV, db.ownerUri()),
+            db.ownerUri());
+    await()
+        .atMost(MIGRATED)
+        .untilAsserted(
+            () -> {
+              assertThat(a.recordedVersion()).isEqualTo(Binaries.OLD_OPENFGA);
+              assertThat(b.recordedVersion()).isEqualTo(Binaries.OLD_OPENFGA);
+            });
+    assertThat(runs(a, b)).hasSize(2);
+    assertOneAtATime(runs(a, b));
+
+    // migration 006 of v1.10.0 changes the indexes of "tuple": the first Job waits for the lock
+    OpenFgaView first;
+    OpenFgaView second;
+    try (Postgres.Lock lock = postgres.lockTable(db, "tuple")) {
+      a.setVersion(Binaries.NEW_OPENFGA);
+      b.setVersion(Binaries.NEW_OPENFGA);
+      await()
+          .atMost(Duration.ofMinutes(1))
+          .until(() -> a.migrating(Binaries.NEW_OPENFGA) || b.migrating(Binaries.NEW_OPENFGA));
+      first = a.migrating(Binaries.NEW_OPENFGA) ? a : b;
+      second = first == a ? b : a;
+      OpenFgaView waiting = second;
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .untilAsserted(
+              () ->
+                  assertThat(waiting.events("MigrationWaiting"))
+                      .singleElement()
+                      .satisfies(
+                          e -> {
+                            assertThat(e.getType()).isEqualTo("Normal");
+                            assertThat(e.getMessage())
+                                .contains(
+                                    "Deployment " + ns() + "/" + first.name(), "same database");
+                          }));
+      assertThat(OperatorInstall.status(cluster.plane(), "-n", ns()))
+          .contains("waiting for Deployment " + ns() + "/" + first.name());
+
+      // a restart in the middle: the new operator reads the rule from the Jobs themselves
+      operator.kill();
+      operator = cluster.startOperator(install, "operator-1");
+      ControlPlane.sleep(Duration.ofSeconds(4)); // time enough to do something wrong
+      assertThat(waiting.job()).isNull();
+      assertThat(runs(a, b)).filteredOn(r -> r.ended() == null).hasSize(1);
+    }
+    await()
+        .atMost(MIGRATED)
+        .untilAsserted(
+            () -> {
+              assertThat(a.recordedVersion()).isEqualTo(Binaries.NEW_OPENFGA);
+              assertThat(b.recordedVersion()).isEqualTo(Binaries.NEW_OPENFGA);
+            });
+    assertThat(postgres.schemaRevision(db)).isEqualTo(6);
+    List<TestKubelet.Run> runs = runs(a, b);
+    assertThat(runs).hasSize(4);
+    assertOneAtATime(runs);
+    assertThat(second.events("MigrationSucceeded")).hasSize(2);
+  }
+
+  @Test
+  @Order(3)
+  void aDatabaseProxyRunsAsANativeSidecarAndTheJobCompletesWhileItStillRuns() {
+    Postgres postgres = cluster.postgres();
+    Postgres.Database db = postgres.createDatabase("proxy");
+    int proxyPort = ControlPlane.freePort();
+    Container proxy =
+        new ContainerBuilder()
+            .withName("db-proxy")
+            .withImage("openfga-operator-test/tcp-proxy:1")
+            .withArgs("--listen=127.0.0.1:" + proxyPort, "--target=127.0.0.1:" + postgres.port())
+            .build();
+    // OpenFGA reaches PostgreSQL only through the proxy
+    String throughProxy = db.ownerUri().replace(":" + postgres.port() + "/", ":" + proxyPort + "/");
+    OpenFgaView openfga =
+        cluster.deploy(
+            UpstreamOpenFga.fixture(ns(), "proxied", Binaries.OLD_OPENFGA, 0, 1)
+                .container(proxy)
+                .annotation(Keys.MIGRATION_SIDECARS, "db-proxy"),
+            throughProxy);
+    await()
+        .atMost(MIGRATED)
+        .untilAsserted(() -> assertThat(openfga.recordedVersion()).isEqualTo(Binaries.OLD_OPENFGA));
+    assertThat(postgres.schemaRevision(db)).isEqualTo(5);
+
+    Job job = openfga.job();
+    var pod = job.getSpec().getTemplate();
+    assertThat(pod.getSpec().getInitContainers())
+        .singleElement()
+        .satisfies(
+            c -> {
+              assertThat(c.getName()).isEqualTo("db-proxy");
+              assertThat(c.getRestartPolicy()).isEqualTo("Always");
+            });
+    // the real Job controller completed the Job: the sidecar does not hold it open
+    assertThat(job.getStatus().getConditions())
+        .anySatisfy(
+            c -> {
+              assertThat(c.getType()).isEqualTo("Complete");
+              assertThat(c.getStatus()).isEqualTo("True");
+            });
+    assertThat(cluster.kubelet().sidecarLogs(ns(), openfga.jobName()))
+        .contains("accepted connection 1");
+    assertThat(pod.getMetadata().getAnnotations())
+        .containsEntry("sidecar.istio.io/inject", "false")
+        .containsEntry("linkerd.io/inject", "disabled");
+  }
+
+  @Test
+  @Order(4)
+  void aRollbackRunsNoJobKeepsTheNewerRecordAndSaysSo() {
+    Postgres.Database db = cluster.postgres().createDatabase("rollback");
+    OpenFgaView openfga =
+        cluster.deploy(
+            UpstreamOpenFga.fixture(ns(), "rollback", Binaries.NEW_OPENFGA, 0, 1), db.ownerUri());
+    await()
+        .atMost(MIGRATED)
+        .untilAsserted(() -> assertThat(openfga.recordedVersion()).isEqualTo(Binaries.NEW_OPENFGA));
+
+    openfga.setVersion(Binaries.OLD_OPENFGA);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () ->
+                assertThat(openfga.events("MigrationDowngrade"))
+                    .singleElement()
+                    .satisfies(
+                        e -> {
+                          assertThat(e.getType()).isEqualTo("Warning");
+                          assertThat(e.getMessage())
+                              .contains(Binaries.OLD_OPENFGA, "stays at " + Binaries.NEW_OPENFGA);
+                        }));
+    ControlPlane.sleep(Duration.ofSeconds(3));
+    assertThat(openfga.recordedVersion()).isEqualTo(Binaries.NEW_OPENFGA);
+    assertThat(cluster.kubelet().migrateRuns(ns(), openfga.jobName())).hasSize(1);
+    assertThat(openfga.condition("MigrationFailed")).isEmpty();
+    assertThat(cluster.postgres().schemaRevision(db)).isEqualTo(6);
+    assertThat(OperatorInstall.status(cluster.plane(), "-n", ns()))
+        .contains("rolled back, schema stays at " + Binaries.NEW_OPENFGA);
+  }
+
+  @Test
+  @Order(5)
+  void aReRunRequestRunsExactlyOneMoreMigrationAndOneMadeDuringAMigrationWaitsForIt() {
+    Postgres postgres = cluster.postgres();
+    Postgres.Database db = postgres.createDatabase("rerun");
+    OpenFgaView openfga =
+        cluster.deploy(
+            UpstreamOpenFga.fixture(ns(), "rerun", Binaries.OLD_OPENFGA, 0, 1), db.ownerUri());
+    await()
+        .atMost(MIGRATED)
+        .untilAsserted(() -> assertThat(openfga.recordedVersion()).isEqualTo(Binaries.OLD_OPENFGA));
+
+    String first = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
+    openfga.annotate(Keys.MIGRATE_REQUESTED_AT, first);
+    await()
+        .atMost(MIGRATED)
+        .untilAsserted(
+            () ->
+                assertThat(openfga.statusConfigMap().getData())
+                    .containsEntry(Keys.DATA_HANDLED_REQUEST, first));
+    ControlPlane.sleep(Duration.ofSeconds(3));
+    assertThat(cluster.kubelet().migrateRuns(ns(), openfga.jobName())).hasSize(2);
+
+    String second;
+    try (Postgres.Lock lock = postgres.lockTable(db, "tuple")) {
+      openfga.setVersion(Binaries.NEW_OPENFGA);
+      await().atMost(Duration.ofMinutes(1)).until(() -> openfga.migrating(Binaries.NEW_OPENFGA));
+      second = Instant.parse(first).plusSeconds(1).toString();
+      openfga.annotate(Keys.MIGRATE_REQUESTED_AT, second);
+      ControlPlane.sleep(Duration.ofSeconds(3));
+      // the running migration is not interrupted, and nothing runs beside it
+      assertThat(cluster.kubelet().migrateRuns(ns(), openfga.jobName())).hasSize(3);
+    }
+    await()
+        .atMost(MIGRATED)
+        .untilAsserted(
+            () ->
+                assertThat(openfga.statusConfigMap().getData())
+                    .containsEntry(Keys.DATA_VERSION, Binaries.NEW_OPENFGA)
+                    .containsEntry(Keys.DATA_HANDLED_REQUEST, second));
+    ControlPlane.sleep(Duration.ofSeconds(3));
+    List<TestKubelet.Run> runs = cluster.kubelet().migrateRuns(ns(), openfga.jobName());
+    assertThat(runs).hasSize(4);
+    assertOneAtATime(runs);
+    List<Event> started = openfga.events("MigrationStarted");
+    assertThat(started).extracting(Event::getMessage).anyMatch(m -> m.contains(second));
+  }
+}
