@@ -78,7 +78,8 @@ public final class MigrationMetrics {
   private static boolean waiting(Standing s) {
     return s.state() == Plan.State.MIGRATING
         || s.state() == Plan.State.FAILED
-        || s.state() == Plan.State.COOLDOWN;
+        || s.state() == Plan.State.COOLDOWN
+        || s.state() == Plan.State.WAITING;
   }
 
   private double count(Predicate<Standing> which) {

@@ -230,7 +230,11 @@ class TrimmingDeploymentStoreTest {
     "failed Job, FAILED",
     "cooldown, COOLDOWN",
     "legacy Helm hook Job, MIGRATING",
-    "own running Job, MIGRATING"
+    "own running Job, MIGRATING",
+    "missing migration sidecar, BLOCKED",
+    "native sidecar as migration sidecar, MIGRATING",
+    "rollback, DOWNGRADED",
+    "re-run request, MIGRATING"
   })
   void theDecisionWithAJobOrAFailureIsTheSameAsFromTheFullDeployment(
       String name, Plan.State state) {
@@ -247,11 +251,40 @@ class TrimmingDeploymentStoreTest {
         hook.getMetadata().setUid("hook-uid");
         job = Optional.of(hook);
       }
+      case "missing migration sidecar" ->
+          original.getMetadata().getAnnotations().put(Keys.MIGRATION_SIDECARS, "db-proxy");
+      case "native sidecar as migration sidecar" -> {
+        original.getMetadata().getAnnotations().put(Keys.MIGRATION_SIDECARS, "db-proxy");
+        original
+            .getSpec()
+            .getTemplate()
+            .getSpec()
+            .setInitContainers(
+                List.of(
+                    new io.fabric8.kubernetes.api.model.ContainerBuilder()
+                        .withName("db-proxy")
+                        .withImage("proxy:1")
+                        .withRestartPolicy("Always")
+                        .build()));
+      }
+      case "re-run request" ->
+          original
+              .getMetadata()
+              .getAnnotations()
+              .put(Keys.MIGRATE_REQUESTED_AT, "2025-12-31T00:00:00Z");
+      case "rollback" -> {}
       default -> job = Optional.of(Fixtures.job(original, "v1.14.1").running().build());
     }
     Deployment trimmed = TrimmingDeploymentStore.trim(copy(original));
+    String recordedVersion =
+        switch (name) {
+          case "rollback" -> "v9.0.0";
+          case "re-run request" -> Planner.desiredVersion(original).orElseThrow();
+          default -> "v0.9.0";
+        };
     ConfigMap record =
-        StatusRecord.build(original, StatusRecord.data("v0.9.0", NOW.minusSeconds(600), "x"));
+        StatusRecord.build(
+            original, StatusRecord.data(recordedVersion, NOW.minusSeconds(600), "x"));
 
     Plan expected = planner.plan(new Observation(original, Optional.of(record), job, NOW));
     Plan actual = planner.plan(new Observation(trimmed, Optional.of(record), job, NOW));
