@@ -102,7 +102,8 @@ public final class StatusTable {
    *
    * <pre>
    * namespace, deployment, desiredVersion, migratedVersion,
-   * state        (UP_TO_DATE, MIGRATING, FAILED, COOLDOWN, BLOCKED, SKIPPED: the planner's state),
+   * state        (UP_TO_DATE, MIGRATING, FAILED, COOLDOWN, WAITING, DOWNGRADED, BLOCKED, SKIPPED:
+   *              the planner's state),
    * stateText    (as in the table), summary (the planner's, in full),
    * retryAt      (RFC 3339), retryInSeconds,
    * job          {name, status, version, managed},
