@@ -71,7 +71,7 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
   private final Object creating = new Object();
 
   /** How long a Job this process created counts even when the Job cache does not show it yet. */
-  static final java.time.Duration CREATED_MEMORY = java.time.Duration.ofMinutes(1);
+  static final java.time.Duration CREATED_MEMORY = java.time.Duration.ofSeconds(30);
 
   /** Jobs this process created, by namespace/name, until the Job cache shows them. */
   private final Map<String, Created> created = new ConcurrentHashMap<>();
@@ -85,16 +85,6 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
 
   private InformerEventSource<Job, Deployment> jobs;
   private InformerEventSource<ConfigMap, Deployment> configMaps;
-
-  public MigrationReconciler(
-      Planner planner,
-      KubernetesClient client,
-      EventRecorder events,
-      MigrationMetrics metrics,
-      FailureEvidence evidence,
-      Clock clock) {
-    this(planner, client, events, metrics, evidence, clock, false);
-  }
 
   /** {@code dryRun}: plans are logged, never carried out. */
   public MigrationReconciler(
@@ -141,6 +131,9 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
             .withName(name)
             .withLabelSelector(Keys.OWNED_SELECTOR)
             .withNamespacesInheritedFromController()
+            // the first list in pages, as for the Deployments: thousands of records must never
+            // have to fit in the heap at once
+            .withInformerListLimit(MigrationOperator.LIST_PAGE_SIZE)
             .withSecondaryToPrimaryMapper(
                 Mappers.fromOwnerReferences("apps/v1", "Deployment", false))
             .build(),
@@ -347,6 +340,11 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
     String ns = deployment.getMetadata().getNamespace();
     String name = deployment.getMetadata().getName();
     Optional<Job> job = jobs.get(new ResourceID(Names.job(name), ns));
+    if (job.isPresent()) {
+      // the cache shows the Job: no need to remember having created it (a remembered Job that was
+      // deleted since would otherwise still hold its database)
+      created.remove(ns + "/" + Names.job(name));
+    }
     Optional<ConfigMap> status = configMaps.get(new ResourceID(Names.statusConfigMap(name), ns));
     Instant now = clock.instant().truncatedTo(ChronoUnit.SECONDS);
     Observation o = new Observation(deployment, status, job, now);

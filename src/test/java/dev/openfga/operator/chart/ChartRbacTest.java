@@ -96,7 +96,7 @@ class ChartRbacTest {
   }
 
   @Test
-  void aDryRunMakesOnlyTheReadsItsReadOnlyRoleGrants() throws Exception {
+  void aDryRunMakesOnlyTheReadsItsReadOnlyRoleGrants() {
     var manifests =
         chart().values(STORY_VALUES + "watchNamespace: " + WATCHED + "\ndryRun: true\n").render();
     RbacRules rules = rulesOf(manifests);
@@ -104,13 +104,7 @@ class ChartRbacTest {
     try (RecordingCluster cluster = new RecordingCluster(rules)) {
       KubernetesClient h = cluster.harness();
       create(h, openfga().name("alpha").version("v1.8.0").build());
-      MigrationOperator operator =
-          MigrationOperator.create(
-              cluster.operatorClient(),
-              ChartFlagsTest.parse(manifests).operator(),
-              Clock.systemUTC(),
-              "operator-under-test",
-              false);
+      MigrationOperator operator = operatorOf(cluster, manifests);
       try {
         operator.start();
         // it decided to create the Job: the direct reads made before every create were sent
@@ -185,17 +179,26 @@ class ChartRbacTest {
     }
   }
 
+  /** The operator as the chart's flags configure it, on the recording cluster. */
+  private static MigrationOperator operatorOf(
+      RecordingCluster cluster, OperatorChart.Manifests manifests) {
+    try {
+      return MigrationOperator.create(
+          cluster.operatorClient(),
+          ChartFlagsTest.parse(manifests).operator(),
+          Clock.systemUTC(),
+          "operator-under-test",
+          false);
+    } catch (Exception e) {
+      throw new AssertionError("the chart's flags were refused", e);
+    }
+  }
+
   /** Whether the operator, with leader election, starts when these are its permissions. */
   private static boolean starts(RbacRules rules) {
     var manifests = chart().render();
     try (RecordingCluster cluster = new RecordingCluster(rules)) {
-      MigrationOperator operator =
-          MigrationOperator.create(
-              cluster.operatorClient(),
-              ChartFlagsTest.parse(manifests).operator(),
-              Clock.systemUTC(),
-              "operator-under-test",
-              false);
+      MigrationOperator operator = operatorOf(cluster, manifests);
       try {
         operator.start();
         return true;
@@ -272,18 +275,7 @@ class ChartRbacTest {
             create(h, delta);
           });
 
-      MigrationOperator operator;
-      try {
-        operator =
-            MigrationOperator.create(
-                cluster.operatorClient(),
-                ChartFlagsTest.parse(manifests).operator(),
-                Clock.systemUTC(),
-                "operator-under-test",
-                false);
-      } catch (Exception e) {
-        throw new AssertionError("the chart's flags were refused", e);
-      }
+      MigrationOperator operator = operatorOf(cluster, manifests);
       try {
         operator.start();
         awaitVersion(h, WATCHED, "alpha", "v1.8.0");

@@ -188,7 +188,12 @@ class MigrationSafetyIT {
           .atMost(Duration.ofSeconds(30))
           .untilAsserted(
               () ->
+                  // (the first install may have waited too)
                   assertThat(waiting.events("MigrationWaiting"))
+                      .filteredOn(
+                          e ->
+                              e.getMessage()
+                                  .contains("the migration to " + Binaries.NEW_OPENFGA + " "))
                       .singleElement()
                       .satisfies(
                           e -> {

@@ -1010,25 +1010,19 @@ final class TestKubelet implements AutoCloseable {
   }
 
   private Path logFile(Pod pod) {
-    return dir.resolve(
-        pod.getMetadata().getNamespace()
-            + "_"
-            + pod.getMetadata().getName()
-            + "_"
-            + pod.getMetadata().getUid()
-            + ".log");
+    return dir.resolve(podFilePrefix(pod) + ".log");
   }
 
   private Path sidecarLogFile(Pod pod, String container) {
-    return dir.resolve(
-        pod.getMetadata().getNamespace()
-            + "_"
-            + pod.getMetadata().getName()
-            + "_"
-            + pod.getMetadata().getUid()
-            + "_"
-            + container
-            + ".log");
+    return dir.resolve(podFilePrefix(pod) + "_" + container + ".log");
+  }
+
+  private static String podFilePrefix(Pod pod) {
+    return pod.getMetadata().getNamespace()
+        + "_"
+        + pod.getMetadata().getName()
+        + "_"
+        + pod.getMetadata().getUid();
   }
 
   /** The log of the pod's container of that name: a native sidecar's own, else the main one. */
