@@ -186,8 +186,19 @@ public final class Planner {
       handled = r.handledRequest();
     }
 
-    // SPEC section 9: a re-run request newer than the one last handled
+    // SPEC section 9: a re-run request newer than the one last handled; one in the future would
+    // hide every request before it once handled, so it waits until its time
     Optional<String> request = newRequest(s.requestedAt(), handled);
+    if (request.isPresent()
+        && Timestamps.parse(request.get()).orElseThrow().isAfter(o.now().plus(Timing.CLOCK_SKEW))) {
+      String problem =
+          DeploymentSettings.describe(
+              Keys.MIGRATE_REQUESTED_AT,
+              request.get(),
+              "is in the future; the migration runs again only once that time has come");
+      steps.add(new Emit(EventReason.InvalidConfiguration, problem, "invalid/" + problem));
+      request = Optional.empty();
+    }
     // SPEC section 9: a rollback to an older semantic version runs nothing; the request waits
     Optional<String> newer =
         recorded.filter(r -> ImageVersion.compare(version, r).map(cmp -> cmp < 0).orElse(false));

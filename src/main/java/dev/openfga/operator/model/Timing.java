@@ -25,6 +25,9 @@ public final class Timing {
    */
   public static final Duration WHILE_WAITING = Duration.ofSeconds(3);
 
+  /** How far a re-run request may be ahead of the operator's clock (clock skew). */
+  public static final Duration CLOCK_SKEW = Duration.ofMinutes(5);
+
   /** How far beyond the operator's own deadline the native TTL of a failed Job is set. */
   public static final Duration TTL_GRACE = Duration.ofMinutes(5);
 

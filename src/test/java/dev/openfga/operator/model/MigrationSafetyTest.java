@@ -555,6 +555,22 @@ class MigrationSafetyTest {
     }
 
     @Test
+    void aRequestInTheFutureWaitsForItsTimeAndSaysSo() {
+      Deployment d = requested("2026-01-01T01:00:00Z");
+
+      Plan early = planner.plan(observe(d, record(d, "v1.14.0", null), null, NOW));
+      Plan onTime =
+          planner.plan(
+              observe(d, record(d, "v1.14.0", null), null, NOW.plus(Duration.ofMinutes(58))));
+
+      assertThat(early.state()).isEqualTo(State.UP_TO_DATE);
+      assertThat(all(early, Emit.class))
+          .singleElement()
+          .satisfies(e -> assertThat(e.message()).contains(Keys.MIGRATE_REQUESTED_AT, "future"));
+      assertThat(onTime.state()).isEqualTo(State.MIGRATING);
+    }
+
+    @Test
     void anUnparseableRequestIsReportedAndIgnored() {
       Deployment d = requested("yesterday");
 
