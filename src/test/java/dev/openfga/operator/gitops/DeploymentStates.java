@@ -49,6 +49,12 @@ final class DeploymentStates {
               "",
               "Current"),
           new State(
+              "an OpenFGA Deployment rolled back to an older version than the recorded one",
+              "rolled-back.yaml",
+              "Healthy",
+              "",
+              "Current"),
+          new State(
               "an OpenFGA Deployment waiting at 0 replicas for its first migration",
               "first-install-waiting.yaml",
               "Progressing",
