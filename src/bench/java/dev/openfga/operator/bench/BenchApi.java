@@ -38,7 +38,7 @@ import java.util.function.Predicate;
  * API server does), and waiters for "the next request like this". Requests of the harness itself
  * carry the user agent {@link #HARNESS_AGENT} and are not recorded.
  */
-final class BenchApi implements AutoCloseable {
+final class BenchApi implements Api {
   static final String HARNESS_AGENT = "openfga-bench-harness";
   private static final ObjectMapper JSON = Serialization.jsonMapper();
 
@@ -80,46 +80,65 @@ final class BenchApi implements AutoCloseable {
     client = new KubernetesClientBuilder().withConfig(config).build();
   }
 
-  String url() {
+  @Override
+  public String describe() {
+    return "fabric8's mock API server (CRUD mode, in the harness's JVM), requests recorded at arrival";
+  }
+
+  @Override
+  public String url() {
     return "http://127.0.0.1:" + server.getPort();
   }
 
-  KubernetesClient client() {
+  @Override
+  public Map<String, String> operatorEnv() {
+    return Map.of("KUBERNETES_MASTER", url(), "KUBERNETES_TRUST_CERTIFICATES", "true");
+  }
+
+  @Override
+  public KubernetesClient client() {
     return client;
   }
 
   /** The operator's requests recorded so far (a copy). */
-  List<Request> requests() {
+  @Override
+  public List<Request> requests() {
     return new ArrayList<>(dispatcher.requests);
   }
 
-  int requestCount() {
+  @Override
+  public int requestCount() {
     return dispatcher.requests.size();
   }
 
-  void clearRequests() {
+  @Override
+  public void clearRequests() {
     dispatcher.requests.clear();
   }
 
   /** When the harness's last request to this path arrived (nanoTime), or 0. */
-  long harnessArrival(String method, String pathPrefix) {
+  @Override
+  public long harnessArrival(String method, String pathPrefix) {
     return dispatcher.harnessArrivals.getOrDefault(method + " " + pathPrefix, 0L);
   }
 
   /** How long the mock took to answer the harness's last request to this path (ns), or 0. */
-  long harnessTook(String method, String pathPrefix) {
+  @Override
+  public long harnessTook(String method, String pathPrefix) {
     return dispatcher.harnessTook.getOrDefault(method + " " + pathPrefix, 0L);
   }
 
   /** Completes with the next operator request that matches. */
-  CompletableFuture<Request> next(Predicate<Request> match) {
+  @Override
+  public CompletableFuture<Request> next(Predicate<Request> match) {
     CompletableFuture<Request> f = new CompletableFuture<>();
     dispatcher.waiters.add(new Waiter(match, f));
     return f;
   }
 
   /** Operator list requests that asked for pages. */
-  long pagedLists() {
+  @Override
+  public long pagedLists() {
     return dispatcher.pagedLists.get();
   }
 

@@ -51,7 +51,7 @@ public final class OperatorBench {
   static final Path IMAGE_OPTIONS_25 = Path.of("src/main/image/jvm-25.options");
 
   private final Options options;
-  private final BenchApi api;
+  private final Api api;
   private final List<Result> results = new ArrayList<>();
   private final Map<String, Path> caches = new LinkedHashMap<>();
   private int loaded;
@@ -59,7 +59,7 @@ public final class OperatorBench {
   private String exampleCycle = "";
   private String footprint = "";
 
-  private OperatorBench(Options options, BenchApi api) {
+  private OperatorBench(Options options, Api api) {
     this.options = options;
     this.api = api;
   }
@@ -72,7 +72,7 @@ public final class OperatorBench {
     MOCK_LOG.setLevel(java.util.logging.Level.WARNING);
     Options o = Options.parse(args);
     Files.createDirectories(o.out);
-    try (BenchApi api = new BenchApi()) {
+    try (Api api = o.realApi ? new RealApi() : new BenchApi()) {
       OperatorBench bench = new OperatorBench(o, api);
       bench.run();
     }
@@ -91,7 +91,8 @@ public final class OperatorBench {
     }
     System.out.printf(
         Locale.ROOT,
-        "API %s; loading %d other Deployments and %d other ConfigMaps...%n",
+        "API %s at %s; loading %d other Deployments and %d other ConfigMaps...%n",
+        api.describe(),
         api.url(),
         options.others,
         options.others);
@@ -204,7 +205,13 @@ public final class OperatorBench {
     }
     try (OperatorProcess p =
         OperatorProcess.start(
-            v.home, flags, v.jar, api.url(), !options.metricsOff, log, options.operatorArgs)) {
+            v.home,
+            flags,
+            v.jar,
+            api.operatorEnv(),
+            !options.metricsOff,
+            log,
+            options.operatorArgs)) {
       try {
         r.readyMs = p.awaitReady(Duration.ofSeconds(90));
       } catch (Exception e) {
@@ -377,7 +384,11 @@ public final class OperatorBench {
                   + now
                   + "\",\"completionTime\":\""
                   + now
-                  + "\",\"succeeded\":1,\"conditions\":[{\"type\":\"Complete\","
+                  + "\",\"succeeded\":1,\"conditions\":["
+                  // a real API server wants SuccessCriteriaMet before Complete
+                  + "{\"type\":\"SuccessCriteriaMet\",\"status\":\"True\",\"lastTransitionTime\":\""
+                  + now
+                  + "\"},{\"type\":\"Complete\","
                   + "\"status\":\"True\",\"lastTransitionTime\":\""
                   + now
                   + "\"}]}}");
@@ -441,7 +452,7 @@ public final class OperatorBench {
     long t = System.nanoTime();
     try (OperatorProcess p =
         OperatorProcess.start(
-            v.home, flags, v.jar, api.url(), !options.metricsOff, log, List.of())) {
+            v.home, flags, v.jar, api.operatorEnv(), !options.metricsOff, log, List.of())) {
       p.awaitReady(Duration.ofSeconds(120));
       if (options.metricsOff) {
         Thread.sleep(SETTLE.toMillis());
@@ -480,8 +491,8 @@ public final class OperatorBench {
    * image25-aot} (the image's flags, in a container with {@code --container-memory}, plus an AppCDS
    * archive or AOT cache from a training run), or {@code label=17|25|JAVA_HOME:flags...} where the
    * flag {@code +CDS} or {@code +AOT} adds a trained archive and a "flag" {@code NAME=value} (no
-   * dash) sets an environment variable of the operator's process. The prefix {@code before:} runs it
-   * with the baseline jar.
+   * dash) sets an environment variable of the operator's process. The prefix {@code before:} runs
+   * it with the baseline jar.
    */
   private Variant variant(String spec) throws IOException {
     Path jar = options.jar;
@@ -870,6 +881,7 @@ public final class OperatorBench {
     int repeat = 1;
     boolean nmt;
     boolean metricsOff;
+    boolean realApi;
     boolean jfr;
     boolean histo;
     boolean footprint = true;
@@ -879,8 +891,8 @@ public final class OperatorBench {
     String containerMemory = "128m";
 
     /**
-     * A JDK 25: {@code $JAVA25_HOME}, else a JDK 25 installed beside the one running the
-     * benchmark (its {@code release} file says so), else the running one; {@code --jdk25} wins.
+     * A JDK 25: {@code $JAVA25_HOME}, else a JDK 25 installed beside the one running the benchmark
+     * (its {@code release} file says so), else the running one; {@code --jdk25} wins.
      */
     static Path jdk25() {
       String env = System.getenv("JAVA25_HOME");
@@ -934,6 +946,13 @@ public final class OperatorBench {
           case "--histo" -> o.histo = true;
           case "--no-footprint" -> o.footprint = false;
           case "--metrics-off" -> o.metricsOff = true;
+          case "--api" -> {
+            String kind = args[++i];
+            if (!kind.equals("mock") && !kind.equals("real")) {
+              throw new IllegalArgumentException("--api mock|real, not " + kind);
+            }
+            o.realApi = kind.equals("real");
+          }
           case "--operator-args" -> o.operatorArgs = List.of(args[++i].trim().split("\\s+"));
           case "--jdk17" -> o.jdk17 = Path.of(args[++i]);
           case "--jdk25" -> o.jdk25 = Path.of(args[++i]);

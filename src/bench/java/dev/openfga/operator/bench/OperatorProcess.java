@@ -59,7 +59,7 @@ final class OperatorProcess implements AutoCloseable {
       Path javaHome,
       List<String> jvmFlags,
       Path jar,
-      String apiUrl,
+      Map<String, String> apiEnv,
       boolean metrics,
       Path log,
       List<String> extraArgs)
@@ -94,8 +94,7 @@ final class OperatorProcess implements AutoCloseable {
       env.remove(k);
     }
     env.keySet().removeIf(k -> k.startsWith("KUBERNETES_") || k.startsWith("OPENFGA_OPERATOR_"));
-    env.put("KUBERNETES_MASTER", apiUrl);
-    env.put("KUBERNETES_TRUST_CERTIFICATES", "true");
+    env.putAll(apiEnv);
     env.put("KUBERNETES_AUTH_TRYKUBECONFIG", "false");
     env.put("KUBERNETES_AUTH_TRYSERVICEACCOUNT", "false");
     env.put("KUBERNETES_NAMESPACE", Workload.NS);

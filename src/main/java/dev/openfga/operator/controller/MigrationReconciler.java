@@ -71,7 +71,7 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
   private final Object creating = new Object();
 
   /** How long a Job this process created counts even when the Job cache does not show it yet. */
-  static final java.time.Duration CREATED_MEMORY = java.time.Duration.ofSeconds(30);
+  static final java.time.Duration CREATED_MEMORY = java.time.Duration.ofMinutes(2);
 
   /** Jobs this process created, by namespace/name, until the Job cache shows them. */
   private final Map<String, Created> created = new ConcurrentHashMap<>();
@@ -187,7 +187,13 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
       }
       blocked.remove(id);
       if (plan.next() instanceof Plan.Next.After a) {
-        return UpdateControl.<Deployment>noUpdate().rescheduleAfter(a.delay());
+        // a dry run changes nothing, so a plan that waits for its own write (a deleted Job gone)
+        // would look again every second
+        java.time.Duration delay =
+            dryRun && a.delay().compareTo(Timing.WHILE_RUNNING) < 0
+                ? Timing.WHILE_RUNNING
+                : a.delay();
+        return UpdateControl.<Deployment>noUpdate().rescheduleAfter(delay);
       }
       return UpdateControl.noUpdate();
     } finally {
@@ -227,36 +233,40 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
     if (directJob != null) {
       o = o.withJob(directJob);
     }
-    // the database the Job would migrate, as the Job built from the full Deployment names it
-    Optional<String> database =
+    // the databases the Job would migrate, as the Job built from the full Deployment names them
+    List<String> databases =
         planner.plan(o).steps().stream()
             .filter(s -> s instanceof Step.CreateJob)
-            .map(s -> Database.label(((Step.CreateJob) s).job()))
-            .filter(java.util.Objects::nonNull)
-            .findFirst();
-    if (database.isPresent()) {
-      o = o.withDatabaseJobs(databaseJobs(database.get(), o.now()));
+            .map(s -> Database.keysOf(((Step.CreateJob) s).job()))
+            .findFirst()
+            .orElse(List.of());
+    if (!databases.isEmpty()) {
+      o = o.withDatabaseJobs(databaseJobs(databases, o.now()));
     }
     return Optional.of(o);
   }
 
-  /** The Jobs on the database: the cached ones, and those this process created that it lacks. */
-  private List<Job> databaseJobs(String database, Instant now) {
+  /**
+   * The Jobs on the databases: the cached ones, and those this process created that it lacks. The
+   * created ones are taken first: one the cache shows by the time it is listed is then counted
+   * twice, never not at all.
+   */
+  private List<Job> databaseJobs(List<String> databases, Instant now) {
+    created.values().removeIf(c -> c.at().plus(CREATED_MEMORY).isBefore(now));
+    List<Job> remembered =
+        created.values().stream()
+            .map(Created::job)
+            .filter(j -> Database.sharesOne(databases, j))
+            .toList();
     List<Job> found = new java.util.ArrayList<>();
-    jobs.list(j -> database.equals(Database.label(j))).forEach(found::add);
-    created
-        .entrySet()
-        .removeIf(
-            e -> {
-              Job job = e.getValue().job();
-              ResourceID key =
-                  new ResourceID(job.getMetadata().getName(), job.getMetadata().getNamespace());
-              return jobs.get(key).isPresent()
-                  || e.getValue().at().plus(CREATED_MEMORY).isBefore(now);
-            });
-    created.values().stream()
-        .map(Created::job)
-        .filter(j -> database.equals(Database.label(j)))
+    jobs.list(j -> Database.sharesOne(databases, j)).forEach(found::add);
+    // a Job the cache shows is taken as the cache has it (newer: its status), else as created
+    java.util.Set<String> cached = new java.util.HashSet<>();
+    found.forEach(
+        j -> cached.add(j.getMetadata().getNamespace() + "/" + j.getMetadata().getName()));
+    remembered.stream()
+        .filter(
+            j -> !cached.contains(j.getMetadata().getNamespace() + "/" + j.getMetadata().getName()))
         .forEach(found::add);
     return found;
   }
@@ -331,6 +341,11 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
       for (ResourceID id : metrics.known()) {
         if (context.getPrimaryCache().get(id).isEmpty()) {
           metrics.forget(id);
+        }
+      }
+      for (ResourceID id : List.copyOf(wouldWrite.keySet())) {
+        if (context.getPrimaryCache().get(id).isEmpty()) {
+          wouldWrite.remove(id);
         }
       }
     }

@@ -16,11 +16,13 @@ import java.util.regex.Pattern;
 
 /**
  * Which database a migration runs against, so that two Deployments sharing one never migrate at
- * once (SPEC section 9). The key is the engine and the URI as the Deployment's container defines
- * it: a literal URI without its credentials and query (so two users of one database match), or the
- * Secret or ConfigMap key the URI comes from. The Job carries a short hash of the key as the label
- * {@link Keys#DATABASE_LABEL}; nothing secret is hashed, and the rule survives an operator restart
- * because it is read from the Jobs themselves.
+ * once (SPEC section 9). A key is the engine and the URI as the Deployment's container defines it:
+ * a literal URI without its credentials and query (so two users of one database match), or the
+ * Secret or ConfigMap key the URI comes from; with {@code openfga.dev/migration-secret} also that
+ * Secret's {@code uri} key, which the Job may connect with instead. The Job carries short hashes of
+ * its keys: the first as the label {@link Keys#DATABASE_LABEL}, all of them in the annotation
+ * {@link Keys#DATABASES_ANNOTATION}; two Jobs with a key in common share a database. Nothing secret
+ * is hashed, and the rule survives an operator restart because it is read from the Jobs themselves.
  */
 public final class Database {
   private Database() {}
@@ -28,7 +30,25 @@ public final class Database {
   private static final Pattern KEYWORD_CREDENTIAL =
       Pattern.compile("(?i)\\b(password|user)\\s*=\\s*('[^']*'|\\S+)");
 
-  /** The label value for the container's database, or empty when it has no datastore URI. */
+  /**
+   * The keys of the databases a Job built from the container may migrate: the container's own URI
+   * and, with a migration Secret, that Secret's {@code uri}. Empty when neither is known.
+   */
+  public static List<String> keys(
+      String namespace, Container container, Optional<String> migrationSecret) {
+    List<String> keys = new java.util.ArrayList<>();
+    key(namespace, container).ifPresent(keys::add);
+    String engine = MigrationJob.literalEngine(container).orElse("");
+    migrationSecret
+        .map(
+            secret ->
+                hash(engine + "|secret:" + namespace + "/" + secret + "/" + Keys.SECRET_KEY_URI))
+        .filter(k -> !keys.contains(k))
+        .ifPresent(keys::add);
+    return List.copyOf(keys);
+  }
+
+  /** The key of the container's own URI, or empty when it has no datastore URI. */
   public static Optional<String> key(String namespace, Container container) {
     List<EnvVar> env = MigrationJob.list(container.getEnv());
     // the last definition of a name wins in a pod, as the kubelet resolves it
@@ -65,10 +85,6 @@ public final class Database {
    */
   static String withoutCredentials(String uri) {
     String value = uri.strip();
-    int query = value.indexOf('?');
-    if (query >= 0) {
-      value = value.substring(0, query);
-    }
     int scheme = value.indexOf("://");
     String prefix = "";
     if (scheme >= 0) {
@@ -83,34 +99,61 @@ public final class Database {
     if (at >= 0) {
       value = value.substring(at + 1);
     }
+    // the query only after the credentials: a password may hold a '?'
+    int query = value.indexOf('?');
+    if (query >= 0) {
+      value = value.substring(0, query);
+    }
     value = KEYWORD_CREDENTIAL.matcher(value).replaceAll("").replaceAll("\\s+", " ").strip();
     return prefix + value;
   }
 
   /**
-   * Another Deployment's unfinished Job (neither {@code Complete} nor {@code Failed}: its pod may
-   * still run {@code openfga migrate}) on the same database, the oldest first; never the Job named
-   * {@code ownJob} in {@code namespace}.
+   * Another Deployment's Job on one of these databases whose pod may still run {@code openfga
+   * migrate}: neither {@code Complete} nor {@code Failed}, or with a pod still active or
+   * terminating (before Kubernetes 1.31 {@code Failed} can come while the pod still ends), the
+   * oldest first; never the Job named {@code ownJob} in {@code namespace}.
    */
   public static Optional<Job> busyWith(
-      String database, String namespace, String ownJob, Collection<Job> jobs) {
+      List<String> databases, String namespace, String ownJob, Collection<Job> jobs) {
     return jobs.stream()
-        .filter(j -> database.equals(label(j)))
+        .filter(j -> sharesOne(databases, j))
         .filter(
             j ->
                 !(namespace.equals(j.getMetadata().getNamespace())
                     && ownJob.equals(j.getMetadata().getName())))
-        .filter(j -> !MigrationJob.isComplete(j) && !MigrationJob.hasCondition(j, "Failed"))
+        .filter(Database::mayRun)
         .min(
             Comparator.comparing((Job j) -> String.valueOf(j.getMetadata().getCreationTimestamp()))
                 .thenComparing(j -> j.getMetadata().getNamespace())
                 .thenComparing(j -> j.getMetadata().getName()));
   }
 
-  /** The Job's database label, or {@code null}. */
-  public static String label(Job job) {
+  private static boolean mayRun(Job job) {
+    boolean finished = MigrationJob.isComplete(job) || MigrationJob.hasCondition(job, "Failed");
+    var status = job.getStatus();
+    boolean podLeft =
+        status != null
+            && ((status.getActive() != null && status.getActive() > 0)
+                || (status.getTerminating() != null && status.getTerminating() > 0));
+    return !finished || podLeft;
+  }
+
+  /** Whether the Job migrates one of these databases. */
+  public static boolean sharesOne(List<String> databases, Job job) {
+    return keysOf(job).stream().anyMatch(databases::contains);
+  }
+
+  /** The database keys a Job carries: its annotation, else its label; empty for none. */
+  public static List<String> keysOf(Job job) {
+    Map<String, String> annotations = job.getMetadata().getAnnotations();
+    String all = annotations == null ? null : annotations.get(Keys.DATABASES_ANNOTATION);
+    if (all != null && !all.isBlank()) {
+      return List.of(all.split(","));
+    }
     Map<String, String> labels = job.getMetadata().getLabels();
-    return labels == null ? null : labels.get(Keys.DATABASE_LABEL);
+    String label = labels == null ? null : labels.get(Keys.DATABASE_LABEL);
+    return label == null ? List.of() : List.of(label);
   }
 
   private static String hash(String key) {

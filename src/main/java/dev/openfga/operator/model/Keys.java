@@ -79,6 +79,12 @@ public final class Keys {
    */
   public static final String DATABASE_LABEL = "openfga.dev/database";
 
+  /**
+   * Job annotation, when a Job has more than one database key (with a migration Secret): all of
+   * them, comma-separated; the label holds the first.
+   */
+  public static final String DATABASES_ANNOTATION = "openfga.dev/databases";
+
   /** The secretKeyRef keys of {@link #MIGRATION_SECRET}, and the variables they set. */
   public static final String SECRET_KEY_URI = "uri";
 

@@ -113,8 +113,15 @@ public final class MigrationJob {
     annotations.put(Keys.DESIRED_VERSION, version);
     request.ifPresent(r -> annotations.put(Keys.MIGRATE_REQUESTED_AT, r));
     Map<String, String> labels = labels(version);
-    Database.key(deployment.getMetadata().getNamespace(), container)
-        .ifPresent(db -> labels.put(Keys.DATABASE_LABEL, db));
+    List<String> databases =
+        Database.keys(
+            deployment.getMetadata().getNamespace(), container, settings.migrationSecret());
+    if (!databases.isEmpty()) {
+      labels.put(Keys.DATABASE_LABEL, databases.get(0));
+      if (databases.size() > 1) {
+        annotations.put(Keys.DATABASES_ANNOTATION, String.join(",", databases));
+      }
+    }
     return new JobBuilder()
         .withNewMetadata()
         .withName(Names.job(name))

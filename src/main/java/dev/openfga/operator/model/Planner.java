@@ -87,6 +87,19 @@ public final class Planner {
               + " is not a valid ServiceAccount name");
     }
 
+    // Migration credentials that were asked for but cannot be used: never fall back to the
+    // runtime ones silently.
+    String secretValue = annotation(d, Keys.MIGRATION_SECRET);
+    if (secretValue != null && !secretValue.isBlank() && s.migrationSecret().isEmpty()) {
+      return blocked(
+          steps,
+          "deployment "
+              + ref
+              + ": annotation "
+              + Keys.MIGRATION_SECRET
+              + " is not a valid Secret name");
+    }
+
     // Rule 3: desired version from the image.
     Optional<String> desired = ImageVersion.of(c.getImage());
     if (desired.isEmpty()) {
@@ -189,8 +202,10 @@ public final class Planner {
     // SPEC section 9: a re-run request newer than the one last handled; one in the future would
     // hide every request before it once handled, so it waits until its time
     Optional<String> request = newRequest(s.requestedAt(), handled);
+    Optional<Instant> futureRequest = Optional.empty();
     if (request.isPresent()
         && Timestamps.parse(request.get()).orElseThrow().isAfter(o.now().plus(Timing.CLOCK_SKEW))) {
+      futureRequest = Timestamps.parse(request.get());
       String problem =
           DeploymentSettings.describe(
               Keys.MIGRATE_REQUESTED_AT,
@@ -206,7 +221,14 @@ public final class Planner {
       return downgraded(o, s, version, newer.get(), restorePending, steps);
     }
     if (recorded.isPresent() && recorded.get().equals(version) && request.isEmpty()) {
-      return upToDate(o, s, version, restorePending, steps);
+      Plan plan = upToDate(o, s, version, restorePending, steps);
+      if (futureRequest.isPresent() && plan.next() instanceof Next.Done) {
+        // look again when the request's time has come
+        Instant due = futureRequest.get().minus(Timing.CLOCK_SKEW);
+        return new Plan(
+            plan.state(), plan.summary(), plan.steps(), after(Timing.until(o.now(), due)));
+      }
+      return plan;
     }
     return migrationNeeded(o, s, c, version, recorded, handled, request, steps);
   }
@@ -327,13 +349,10 @@ public final class Planner {
       Job job = MigrationJob.build(d, container, version, s, request, policy.jobSpec());
       // SPEC section 9: one migration per database at a time
       Optional<Job> other =
-          Optional.ofNullable(Database.label(job))
-              .flatMap(
-                  db ->
-                      Database.busyWith(
-                          db, d.getMetadata().getNamespace(), jobName, o.databaseJobs()));
+          Database.busyWith(
+              Database.keysOf(job), d.getMetadata().getNamespace(), jobName, o.databaseJobs());
       if (other.isPresent()) {
-        return waiting(steps, version, other.get());
+        return waiting(d, steps, version, other.get());
       }
       steps.add(new CreateJob(job, version));
       if (hasRetryAfter(d)) {
@@ -485,7 +504,7 @@ public final class Planner {
   }
 
   /** SPEC section 9: another Deployment's Job migrates the same database; wait for it. */
-  private static Plan waiting(List<Step> steps, String version, Job other) {
+  private static Plan waiting(Deployment d, List<Step> steps, String version, Job other) {
     String owner =
         Ownership.controller(other)
             .map(r -> "Deployment " + other.getMetadata().getNamespace() + "/" + r.getName())
@@ -497,11 +516,16 @@ public final class Planner {
             + ", version "
             + MigrationJob.describedVersion(other)
             + ")";
+    // the Event is read by this namespace's users: another namespace's names are not theirs
+    String told =
+        d.getMetadata().getNamespace().equals(other.getMetadata().getNamespace())
+            ? who
+            : "a migration in another namespace";
     steps.add(
         new Emit(
             EventReason.MigrationWaiting,
             "Waiting for "
-                + who
+                + told
                 + ", which migrates the same database; the migration to "
                 + version
                 + " starts when it has finished",

@@ -160,8 +160,18 @@ class MigrationSafetyScenarioTest {
                           r ->
                               r.method().equals("GET")
                                   && r.path().endsWith("/jobs/openfga-migrate")));
-      // and looked again after its requeue
-      await().during(Duration.ofSeconds(6)).atMost(Duration.ofSeconds(8)).until(() -> true);
+      // and looked again after its requeue (5 s after a would-be create): a second round of reads
+      await()
+          .atMost(WAIT)
+          .until(
+              () ->
+                  sent().stream()
+                          .filter(
+                              r ->
+                                  r.method().equals("GET")
+                                      && r.path().endsWith("/jobs/openfga-migrate"))
+                          .count()
+                      >= 2);
     } finally {
       client.close();
     }

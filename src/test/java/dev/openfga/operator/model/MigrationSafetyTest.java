@@ -46,6 +46,10 @@ class MigrationSafetyTest {
     return creates.get(0).job();
   }
 
+  private static String label(Job job) {
+    return job.getMetadata().getLabels().get(Keys.DATABASE_LABEL);
+  }
+
   private static PodSpec pod(Job job) {
     return job.getSpec().getTemplate().getSpec();
   }
@@ -113,11 +117,13 @@ class MigrationSafetyTest {
     }
 
     @Test
-    void reportsAnInvalidSecretNameAndMigratesWithTheDeploymentsCredentials() {
+    void blocksOnAnInvalidSecretNameInsteadOfMigratingWithTheRuntimeCredentials() {
       Deployment d = Fixtures.deployment().annotation(Keys.MIGRATION_SECRET, "Not_A_Name").build();
 
       Plan plan = planner.plan(observe(d));
 
+      assertThat(plan.state()).isEqualTo(State.BLOCKED);
+      assertThat(all(plan, CreateJob.class)).isEmpty();
       assertThat(all(plan, Emit.class))
           .anySatisfy(
               e -> {
@@ -125,7 +131,6 @@ class MigrationSafetyTest {
                 assertThat(e.message())
                     .contains(Keys.MIGRATION_SECRET, "Not_A_Name", "not a valid Secret name");
               });
-      assertThat(migrate(created(plan)).getEnv()).noneMatch(e -> e.getValueFrom() != null);
     }
   }
 
@@ -149,11 +154,11 @@ class MigrationSafetyTest {
       Deployment a = named("a", "postgres://alice:secret@db:5432/fga?sslmode=disable");
       Deployment b = named("b", "postgres://bob:other@db:5432/fga");
 
-      String labelA = Database.label(created(planner.plan(observe(a))));
-      String labelB = Database.label(created(planner.plan(observe(b))));
+      String labelA = label(created(planner.plan(observe(a))));
+      String labelB = label(created(planner.plan(observe(b))));
 
       assertThat(labelA).matches("[0-9a-f]{16}").isEqualTo(labelB);
-      assertThat(Database.label(created(planner.plan(observe(named("c", "postgres://db/other"))))))
+      assertThat(label(created(planner.plan(observe(named("c", "postgres://db/other"))))))
           .isNotEqualTo(labelA);
     }
 
@@ -217,6 +222,67 @@ class MigrationSafetyTest {
     }
 
     @Test
+    void sharesTheDatabaseThroughTheMigrationSecretWhateverTheRuntimeUris() {
+      // blue and green: runtime URIs from their own Secrets, one migration Secret
+      Deployment blue =
+          Fixtures.deployment()
+              .name("blue")
+              .env(secretEnv("OPENFGA_DATASTORE_URI", "blue-db", "uri"))
+              .annotation(Keys.MIGRATION_SECRET, "openfga-migration")
+              .build();
+      Deployment green =
+          Fixtures.deployment()
+              .name("green")
+              .env(secretEnv("OPENFGA_DATASTORE_URI", "green-db", "uri"))
+              .annotation(Keys.MIGRATION_SECRET, "openfga-migration")
+              .build();
+      Job blueJob = runningJob(blue);
+
+      assertThat(Database.keysOf(blueJob)).hasSize(2).first().isEqualTo(label(blueJob));
+      assertThat(planner.plan(observe(green).withDatabaseJobs(List.of(blueJob))).state())
+          .isEqualTo(State.WAITING);
+    }
+
+    @Test
+    void aFailedJobWhosePodStillEndsHoldsTheDatabase() {
+      // before Kubernetes 1.31 Failed (DeadlineExceeded) can come while the pod terminates
+      Deployment a = named("a", "postgres://u:p@db:5432/fga");
+      Deployment b = named("b", "postgres://u:p@db:5432/fga");
+      Job ending = Fixtures.job(a, "v1.14.0").failed(NOW.minusSeconds(1)).build();
+      ending.getStatus().setTerminating(1);
+
+      assertThat(planner.plan(observe(b).withDatabaseJobs(List.of(ending))).state())
+          .isEqualTo(State.WAITING);
+    }
+
+    @Test
+    void anotherNamespacesDeploymentIsNotNamedInTheEvent() {
+      Deployment a =
+          Fixtures.deployment()
+              .name("a")
+              .namespace("team-a")
+              .env(env("OPENFGA_DATASTORE_URI", "postgres://u:p@db:5432/fga"))
+              .build();
+      Deployment b =
+          Fixtures.deployment()
+              .name("b")
+              .namespace("team-b")
+              .env(env("OPENFGA_DATASTORE_URI", "postgres://u:p@db:5432/fga"))
+              .build();
+
+      Plan plan = planner.plan(observe(b).withDatabaseJobs(List.of(runningJob(a))));
+
+      assertThat(plan.state()).isEqualTo(State.WAITING);
+      assertThat(all(plan, Emit.class))
+          .singleElement()
+          .satisfies(
+              e ->
+                  assertThat(e.message())
+                      .contains("a migration in another namespace")
+                      .doesNotContain("team-a"));
+    }
+
+    @Test
     void sharesTheDatabaseWhenTheUriComesFromTheSameSecretKey() {
       Deployment a =
           Fixtures.deployment()
@@ -246,6 +312,8 @@ class MigrationSafetyTest {
           "postgres://db:5432/fga                            | postgres://db:5432/fga",
           "user:password@tcp(db:3306)/fga?parseTime=true     | tcp(db:3306)/fga",
           "host=db dbname=fga user=u password='a b'          | host=db dbname=fga",
+          "u:p?x@tcp(db:3306)/fga                            | tcp(db:3306)/fga",
+          "postgres://u:p@db?sslmode=require                 | postgres://db",
         })
     void dropsCredentialsAndTheQuery(String uri, String kept) {
       assertThat(Database.withoutCredentials(uri)).isEqualTo(kept);
@@ -564,6 +632,8 @@ class MigrationSafetyTest {
               observe(d, record(d, "v1.14.0", null), null, NOW.plus(Duration.ofMinutes(58))));
 
       assertThat(early.state()).isEqualTo(State.UP_TO_DATE);
+      // looked at again when its time has come (minus the clock skew)
+      assertThat(early.next()).isEqualTo(new Plan.Next.After(Duration.ofMinutes(55)));
       assertThat(all(early, Emit.class))
           .singleElement()
           .satisfies(e -> assertThat(e.message()).contains(Keys.MIGRATE_REQUESTED_AT, "future"));

@@ -30,8 +30,8 @@ import javax.net.ssl.TrustManagerFactory;
  * and the default admission plugins (PodSecurity and ServiceAccount among them). There is no
  * scheduler and no kubelet: {@link TestKubelet} plays both.
  */
-final class ControlPlane implements AutoCloseable {
-  static final String VERSION = "v1.35.4";
+public final class ControlPlane implements AutoCloseable {
+  public static final String VERSION = "v1.35.4";
 
   /** The controllers a cluster needs for Deployments, Jobs, garbage collection and namespaces. */
   private static final List<String> CONTROLLERS =
@@ -52,6 +52,13 @@ final class ControlPlane implements AutoCloseable {
 
   private static final String ADMIN_TOKEN = "admin-" + Long.toHexString(System.nanoTime());
   private static final String KCM_TOKEN = "kcm-" + Long.toHexString(System.nanoTime() + 1);
+
+  /** For the benchmark: an operator user {@code bench-operator} in {@code system:masters}. */
+  private static final String BENCH_TOKEN = "bench-" + Long.toHexString(System.nanoTime() + 2);
+
+  public static final String BENCH_USER = "bench-operator";
+
+  private List<String> extraApiServerArgs = List.of();
 
   private final Path dir;
   private final Path bin;
@@ -91,18 +98,53 @@ final class ControlPlane implements AutoCloseable {
     }
   }
 
+  /**
+   * For the benchmark: etcd and the API server only (no controller manager: nothing reconciles the
+   * benchmark's thousands of Deployments), the API server with these extra flags (an audit log).
+   */
+  public static ControlPlane apiServerOnly(List<String> extraApiServerArgs) {
+    Path bin = Binaries.kubernetes();
+    try {
+      ControlPlane plane = new ControlPlane(Files.createTempDirectory("bench-api-"), bin);
+      plane.extraApiServerArgs = List.copyOf(extraApiServerArgs);
+      try {
+        plane.writePki();
+        plane.startEtcd();
+        plane.startApiServer();
+        plane.awaitApiServer(Duration.ofSeconds(90));
+        plane.admin = new KubernetesClientBuilder().withConfig(plane.config(ADMIN_TOKEN)).build();
+        return plane;
+      } catch (RuntimeException | Error e) {
+        plane.close();
+        throw e;
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** The token of {@link #BENCH_USER}. */
+  public String benchToken() {
+    return BENCH_TOKEN;
+  }
+
+  /** The admin's client configuration. */
+  public Config adminConfig() {
+    return config(ADMIN_TOKEN);
+  }
+
   /** A fabric8 client with cluster-admin rights (group {@code system:masters}). */
-  KubernetesClient admin() {
+  public KubernetesClient admin() {
     return admin;
   }
 
   /** The API server's URL. */
-  String url() {
+  public String url() {
     return "https://127.0.0.1:" + apiPort;
   }
 
   /** The CA that signed the API server's serving certificate. */
-  Path caFile() {
+  public Path caFile() {
     return dir.resolve("ca.crt");
   }
 
@@ -127,7 +169,7 @@ final class ControlPlane implements AutoCloseable {
   }
 
   /** A kubeconfig file for the API server that authenticates with {@code token}. */
-  Path kubeconfig(String name, String token) {
+  public Path kubeconfig(String name, String token) {
     Path file = dir.resolve(name + ".kubeconfig");
     String yaml =
         """
@@ -219,7 +261,11 @@ final class ControlPlane implements AutoCloseable {
         ADMIN_TOKEN
             + ",admin,admin,\"system:masters\"\n"
             + KCM_TOKEN
-            + ",system:kube-controller-manager,kcm\n");
+            + ",system:kube-controller-manager,kcm\n"
+            + BENCH_TOKEN
+            + ","
+            + BENCH_USER
+            + ",bench,\"system:masters\"\n");
   }
 
   private void openssl(String... args) {
@@ -247,9 +293,8 @@ final class ControlPlane implements AutoCloseable {
   }
 
   private void startApiServer() {
-    apiServer =
-        spawn(
-            "kube-apiserver",
+    List<String> command =
+        new ArrayList<>(
             List.of(
                 bin.resolve("kube-apiserver").toString(),
                 "--etcd-servers=http://127.0.0.1:" + etcdPort,
@@ -269,6 +314,8 @@ final class ControlPlane implements AutoCloseable {
                 "--allow-privileged=true",
                 "--profiling=false",
                 "--v=0"));
+    command.addAll(extraApiServerArgs);
+    apiServer = spawn("kube-apiserver", command);
     processes.add(apiServer);
   }
 

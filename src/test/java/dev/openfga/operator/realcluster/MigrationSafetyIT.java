@@ -228,7 +228,7 @@ class MigrationSafetyIT {
 
   @Test
   @Order(3)
-  void aDatabaseProxyRunsAsANativeSidecarAndTheJobCompletesWhileItStillRuns() {
+  void aDatabaseProxyRunsAsANativeSidecarAndTheJobCompletesWhenMigrateExits() {
     Postgres postgres = cluster.postgres();
     Postgres.Database db = postgres.createDatabase("proxy");
     int proxyPort = ControlPlane.freePort();

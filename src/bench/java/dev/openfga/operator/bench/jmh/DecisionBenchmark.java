@@ -75,7 +75,12 @@ public class DecisionBenchmark {
   @Benchmark
   public Job buildJob() {
     return MigrationJob.build(
-        deployment, container, "v1.8.0", Optional.empty(), Policy.DEFAULTS.jobSpec());
+        deployment,
+        container,
+        "v1.8.0",
+        DeploymentSettings.of(deployment),
+        Optional.empty(),
+        Policy.DEFAULTS.jobSpec());
   }
 
   /** The annotations alone (parsed on every decision). */
