@@ -58,6 +58,7 @@ public final class OperatorBench {
   private int versionCounter = 1;
   private String exampleCycle = "";
   private String footprint = "";
+  private final StringBuilder comparisons = new StringBuilder();
 
   private OperatorBench(Options options, Api api) {
     this.options = options;
@@ -112,11 +113,45 @@ public final class OperatorBench {
           System.out.println(r.line());
         }
       }
+      if (options.peerCommand != null) {
+        measurePeer(n);
+      }
     }
-    String report = report(variants);
+    String report = report(variants) + comparisons;
     System.out.println();
     System.out.println(report);
     Files.writeString(options.out.resolve("results.md"), report);
+  }
+
+  /** The peer's run at this N, and the comparison with the first variant's last run. */
+  private void measurePeer(int n) throws Exception {
+    if (!(api instanceof RealApi real)) {
+      throw new IllegalArgumentException("--peer-command needs --api real");
+    }
+    for (int rep = 0; rep < options.repeat; rep++) {
+      PeerRun.Result peer =
+          PeerRun.measure(
+              options.peerCommand,
+              real,
+              n,
+              options.changes,
+              options.idleSeconds,
+              versionCounter,
+              options.out.resolve("peer-" + n + "-" + rep + ".log"));
+      versionCounter += options.changes;
+      Result ours =
+          results.stream()
+              .filter(r -> r.n == n && r.error == null)
+              .reduce((a, b) -> b)
+              .orElse(null);
+      if (ours == null) {
+        System.out.println("peer N=" + n + ": no run of ours to compare with");
+        continue;
+      }
+      String table = PeerRun.table(ours, peer, ours.changesCpuSeconds * 1000 / options.changes);
+      comparisons.append(table);
+      System.out.println(table);
+    }
   }
 
   // ---- loading ----
@@ -286,7 +321,9 @@ public final class OperatorBench {
             p.jcmd("VM.native_memory", "summary"));
       }
       int loopStart = api.requestCount();
+      double cpuBeforeChanges = p.cpuSeconds();
       double[][] changes = imageChanges(p, n, options.changes);
+      r.changesCpuSeconds = p.cpuSeconds() - cpuBeforeChanges;
       r.latenciesMs = changes[0];
       r.operatorShareMs = changes[1];
       r.exampleCycle = exampleCycle;
@@ -795,6 +832,7 @@ public final class OperatorBench {
     double cpuTotal;
     double waveMs;
     double waveCpuSeconds;
+    double changesCpuSeconds;
     long rssKiB;
     long hwmKiB;
     long rssAfterChangesKiB;
@@ -882,6 +920,7 @@ public final class OperatorBench {
     boolean nmt;
     boolean metricsOff;
     boolean realApi;
+    String peerCommand;
     boolean jfr;
     boolean histo;
     boolean footprint = true;
@@ -946,6 +985,7 @@ public final class OperatorBench {
           case "--histo" -> o.histo = true;
           case "--no-footprint" -> o.footprint = false;
           case "--metrics-off" -> o.metricsOff = true;
+          case "--peer-command" -> o.peerCommand = args[++i];
           case "--api" -> {
             String kind = args[++i];
             if (!kind.equals("mock") && !kind.equals("real")) {

@@ -6,7 +6,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -35,7 +34,6 @@ final class OperatorProcess implements AutoCloseable {
   private static final Pattern USED = Pattern.compile("used (\\d+)K");
   private static final Pattern METASPACE_USED =
       Pattern.compile("Both:.*?([\\d.]+) (KB|MB|GB) \\(\\s*\\d+%\\) used");
-  private static final long TICKS = clockTicks();
 
   final Process process;
   final long startNanos;
@@ -156,36 +154,16 @@ final class OperatorProcess implements AutoCloseable {
 
   /** Resident set size now, its peak (VmHWM), and its anonymous and file-backed parts, in KiB. */
   long[] rssKiB() throws IOException {
-    long[] v = new long[4];
-    for (String line : Files.readAllLines(Path.of("/proc/" + pid() + "/status"))) {
-      int i =
-          line.startsWith("VmRSS:")
-              ? 0
-              : line.startsWith("VmHWM:")
-                  ? 1
-                  : line.startsWith("RssAnon:") ? 2 : line.startsWith("RssFile:") ? 3 : -1;
-      if (i >= 0) {
-        v[i] = Long.parseLong(line.replaceAll("\\D", ""));
-      }
-    }
-    return v;
+    return ProcStats.rssKiB(pid());
   }
 
   /** user + system CPU seconds so far. */
   double cpuSeconds() throws IOException {
-    String stat = Files.readString(Path.of("/proc/" + pid() + "/stat"));
-    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-    // after "pid (comm) ": state is field 3, utime field 14, stime field 15 (1-based in proc(5))
-    return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / (double) TICKS;
+    return ProcStats.cpuSeconds(pid());
   }
 
   int threads() throws IOException {
-    for (String line : Files.readAllLines(Path.of("/proc/" + pid() + "/status"))) {
-      if (line.startsWith("Threads:")) {
-        return Integer.parseInt(line.replaceAll("\\D", ""));
-      }
-    }
-    return -1;
+    return ProcStats.threads(pid());
   }
 
   String jcmd(String... command) throws Exception {
@@ -249,17 +227,6 @@ final class OperatorProcess implements AutoCloseable {
   private static int freePort() throws IOException {
     try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
       return s.getLocalPort();
-    }
-  }
-
-  private static long clockTicks() {
-    try {
-      Process p = new ProcessBuilder("getconf", "CLK_TCK").start();
-      String out = new String(p.getInputStream().readAllBytes()).trim();
-      p.waitFor();
-      return Long.parseLong(out);
-    } catch (Exception e) {
-      return 100;
     }
   }
 }

@@ -1,0 +1,233 @@
+package dev.openfga.operator.bench;
+
+import dev.openfga.operator.model.Names;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code --peer-command "..."}: another operator's command line (the upstream Go operator, built
+ * locally), run after ours on the same objects of the same real API server and measured the same
+ * way where it can be: start to ready ({@code /readyz} on {@code {health}}), RSS and threads after
+ * the idle time, the requests from start to ready plus 3 s, and image changes (Deployment PATCH →
+ * Job POST at the API; the harness completes the Job and waits for the record's write). In the
+ * command, {@code {kubeconfig}}, {@code {namespace}}, {@code {health}} and {@code {metrics}} are
+ * replaced; {@code KUBECONFIG} is set too. It runs under {@code bash -c}.
+ */
+final class PeerRun {
+  private static final PatchContext JSON_PATCH = PatchContext.of(PatchType.JSON);
+  private static final PatchContext MERGE_PATCH = PatchContext.of(PatchType.JSON_MERGE);
+  private static final String JOBS_PATH = "/apis/batch/v1/namespaces/" + Workload.NS + "/jobs";
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+  /** What was measured of the peer at one N. */
+  static final class Result {
+    final int n;
+    double readyMs = Double.NaN;
+    long rssKiB;
+    long hwmKiB;
+    int threads;
+    int startupRequests;
+    double[] latenciesMs = new double[0];
+    double requestsPerChange;
+    double cpuMsPerChange;
+    String error;
+
+    Result(int n) {
+      this.n = n;
+    }
+  }
+
+  private PeerRun() {}
+
+  static Result measure(
+      String command, RealApi api, int n, int changes, int idleSeconds, int firstVersion, Path log)
+      throws Exception {
+    Result r = new Result(n);
+    int health = freePort();
+    String line =
+        command
+            .replace("{kubeconfig}", api.kubeconfig().toString())
+            .replace("{namespace}", Workload.NS)
+            .replace("{health}", Integer.toString(health))
+            .replace("{metrics}", Integer.toString(freePort()));
+    api.clearRequests();
+    ProcessBuilder pb = new ProcessBuilder("bash", "-c", "exec " + line);
+    pb.environment().put("KUBECONFIG", api.kubeconfig().toString());
+    pb.redirectErrorStream(true).redirectOutput(log.toFile());
+    long t0 = System.nanoTime();
+    Process p = pb.start();
+    try {
+      if (command.contains("{health}")) {
+        r.readyMs = awaitReady(p, health, t0, Duration.ofSeconds(90));
+      }
+      Thread.sleep(3000);
+      r.startupRequests = api.requestCount();
+      Thread.sleep(idleSeconds * 1000L);
+      long[] rss = ProcStats.rssKiB(p.pid());
+      r.rssKiB = rss[0];
+      r.hwmKiB = rss[1];
+      r.threads = ProcStats.threads(p.pid());
+      int before = api.requestCount();
+      double cpuBefore = ProcStats.cpuSeconds(p.pid());
+      r.latenciesMs = imageChanges(api, n, changes, firstVersion);
+      r.cpuMsPerChange = (ProcStats.cpuSeconds(p.pid()) - cpuBefore) * 1000 / changes;
+      r.requestsPerChange = (api.requestCount() - before) / (double) changes;
+      r.hwmKiB = Math.max(r.hwmKiB, ProcStats.rssKiB(p.pid())[1]);
+    } catch (Exception e) {
+      r.error = e.getClass().getSimpleName() + ": " + e.getMessage();
+    } finally {
+      p.destroy();
+      if (!p.waitFor(10, TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+      }
+    }
+    return r;
+  }
+
+  private static double awaitReady(Process p, int port, long t0, Duration timeout)
+      throws Exception {
+    HttpRequest req =
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/readyz"))
+            .timeout(Duration.ofSeconds(1))
+            .build();
+    long deadline = t0 + timeout.toNanos();
+    while (System.nanoTime() < deadline) {
+      if (!p.isAlive()) {
+        throw new IllegalStateException("peer exited with " + p.exitValue());
+      }
+      try {
+        if (HTTP.send(req, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
+          return (System.nanoTime() - t0) / 1e6;
+        }
+      } catch (IOException notYet) {
+        // not listening yet
+      }
+      Thread.sleep(5);
+    }
+    throw new IllegalStateException("peer not ready within " + timeout);
+  }
+
+  /** As the operator's image changes, but settled by the record's write, not by Events. */
+  private static double[] imageChanges(RealApi api, int n, int changes, int firstVersion)
+      throws Exception {
+    double[] latencies = new double[changes];
+    KubernetesClient c = api.client();
+    for (int i = 0; i < changes; i++) {
+      String dep = Workload.openfgaName(i % n);
+      String version = "v2." + (firstVersion + i) + ".0";
+      String job = Names.job(dep);
+      CompletableFuture<BenchApi.Request> created =
+          api.next(
+              r -> r.method().equals("POST") && r.path().startsWith(JOBS_PATH) && r.code() == 201);
+      c.apps()
+          .deployments()
+          .withName(dep)
+          .patch(
+              JSON_PATCH,
+              "[{\"op\":\"replace\",\"path\":\"/spec/template/spec/containers/0/image\","
+                  + "\"value\":\"openfga/openfga:"
+                  + version
+                  + "\"}]");
+      long t0 = api.harnessArrival("PATCH", "/apis/apps/v1/namespaces/bench/deployments/" + dep);
+      latencies[i] = (created.get(30, TimeUnit.SECONDS).atNanos() - t0) / 1e6;
+      CompletableFuture<BenchApi.Request> recorded =
+          api.next(r -> r.isWrite() && r.path().contains("/configmaps"));
+      String now = Instant.now().toString().replaceAll("\\.\\d+Z$", "Z");
+      c.batch()
+          .v1()
+          .jobs()
+          .withName(job)
+          .subresource("status")
+          .patch(
+              MERGE_PATCH,
+              "{\"status\":{\"startTime\":\""
+                  + now
+                  + "\",\"completionTime\":\""
+                  + now
+                  + "\",\"succeeded\":1,\"conditions\":[{\"type\":\"SuccessCriteriaMet\","
+                  + "\"status\":\"True\",\"lastTransitionTime\":\""
+                  + now
+                  + "\"},{\"type\":\"Complete\",\"status\":\"True\",\"lastTransitionTime\":\""
+                  + now
+                  + "\"}]}}");
+      recorded.get(30, TimeUnit.SECONDS);
+      Thread.sleep(200);
+      c.batch().v1().jobs().withName(job).delete();
+      Thread.sleep(20);
+    }
+    return latencies;
+  }
+
+  /** Ours next to the peer's, with the ratio ours / peer (below 1: ours is smaller or faster). */
+  static String table(OperatorBench.Result ours, Result peer, double oursCpuMsPerChange) {
+    StringBuilder s = new StringBuilder();
+    s.append(
+            String.format(
+                Locale.ROOT,
+                "%nN = %d: %s against the peer%n%n| figure | ours | peer | ours / peer |%n"
+                    + "|---|---:|---:|---:|%n",
+                ours.n,
+                ours.variant))
+        .append(row("RSS after the idle time, MiB", ours.rssKiB / 1024.0, peer.rssKiB / 1024.0))
+        .append(row("peak RSS, MiB", ours.hwmKiB / 1024.0, peer.hwmKiB / 1024.0))
+        .append(row("start → ready, s", ours.readyMs / 1000, peer.readyMs / 1000))
+        .append(row("threads", ours.threads, peer.threads))
+        .append(
+            row("requests from start to ready + 3 s", ours.startup.size(), peer.startupRequests))
+        .append(
+            row(
+                "reaction p50, ms",
+                percentile(ours.latenciesMs, 50),
+                percentile(peer.latenciesMs, 50)))
+        .append(
+            row(
+                "reaction max, ms",
+                percentile(ours.latenciesMs, 100),
+                percentile(peer.latenciesMs, 100)))
+        .append(
+            row(
+                "requests per image change",
+                ours.migrationRequests.size() / (double) Math.max(1, ours.latenciesMs.length),
+                peer.requestsPerChange))
+        .append(row("CPU per image change, ms", oursCpuMsPerChange, peer.cpuMsPerChange));
+    if (peer.error != null) {
+      s.append("\nThe peer's run failed: ").append(peer.error).append('\n');
+    }
+    return s.toString();
+  }
+
+  private static String row(String name, double ours, double peer) {
+    return String.format(
+        Locale.ROOT, "| %s | %.1f | %.1f | %.2f |%n", name, ours, peer, ours / peer);
+  }
+
+  static double percentile(double[] values, int p) {
+    if (values.length == 0) {
+      return Double.NaN;
+    }
+    double[] sorted = values.clone();
+    Arrays.sort(sorted);
+    int index = (int) Math.ceil(p / 100.0 * sorted.length) - 1;
+    return sorted[Math.max(0, Math.min(sorted.length - 1, index))];
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
+      return s.getLocalPort();
+    }
+  }
+}
