@@ -10,7 +10,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -409,26 +408,7 @@ public final class OperatorBench {
         }
       }
       operatorShare[i] = latencies[i] - apiNanos / 1e6;
-      String now = Instant.now().toString().replaceAll("\\.\\d+Z$", "Z");
-      c.batch()
-          .v1()
-          .jobs()
-          .withName(job)
-          .subresource("status")
-          .patch(
-              MERGE_PATCH,
-              "{\"status\":{\"startTime\":\""
-                  + now
-                  + "\",\"completionTime\":\""
-                  + now
-                  + "\",\"succeeded\":1,\"conditions\":["
-                  // a real API server wants SuccessCriteriaMet before Complete
-                  + "{\"type\":\"SuccessCriteriaMet\",\"status\":\"True\",\"lastTransitionTime\":\""
-                  + now
-                  + "\"},{\"type\":\"Complete\","
-                  + "\"status\":\"True\",\"lastTransitionTime\":\""
-                  + now
-                  + "\"}]}}");
+      Workload.completeJob(c, job);
       settled.get(30, TimeUnit.SECONDS);
       c.batch().v1().jobs().withName(job).delete();
       if (i == 0) {

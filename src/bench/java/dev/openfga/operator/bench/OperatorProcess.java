@@ -111,14 +111,20 @@ final class OperatorProcess implements AutoCloseable {
 
   /** Milliseconds from process start to the first 200 from /readyz. */
   double awaitReady(Duration timeout) throws Exception {
+    return awaitReady(process, healthPort, startNanos, timeout);
+  }
+
+  /** Milliseconds from {@code startNanos} to the first 200 from {@code /readyz} on the port. */
+  static double awaitReady(Process process, int port, long startNanos, Duration timeout)
+      throws Exception {
     long deadline = System.nanoTime() + timeout.toNanos();
     HttpRequest req =
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + healthPort + "/readyz"))
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/readyz"))
             .timeout(Duration.ofSeconds(1))
             .build();
     while (System.nanoTime() < deadline) {
       if (!process.isAlive()) {
-        throw new IllegalStateException("operator exited with " + process.exitValue());
+        throw new IllegalStateException("process exited with " + process.exitValue());
       }
       try {
         if (HTTP.send(req, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {

@@ -6,13 +6,8 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.io.IOException;
 import java.net.ServerSocket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
@@ -29,9 +24,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class PeerRun {
   private static final PatchContext JSON_PATCH = PatchContext.of(PatchType.JSON);
-  private static final PatchContext MERGE_PATCH = PatchContext.of(PatchType.JSON_MERGE);
   private static final String JOBS_PATH = "/apis/batch/v1/namespaces/" + Workload.NS + "/jobs";
-  private static final HttpClient HTTP = HttpClient.newHttpClient();
 
   /** What was measured of the peer at one N. */
   static final class Result {
@@ -72,7 +65,7 @@ final class PeerRun {
     Process p = pb.start();
     try {
       if (command.contains("{health}")) {
-        r.readyMs = awaitReady(p, health, t0, Duration.ofSeconds(90));
+        r.readyMs = OperatorProcess.awaitReady(p, health, t0, Duration.ofSeconds(90));
       }
       Thread.sleep(3000);
       r.startupRequests = api.requestCount();
@@ -96,29 +89,6 @@ final class PeerRun {
       }
     }
     return r;
-  }
-
-  private static double awaitReady(Process p, int port, long t0, Duration timeout)
-      throws Exception {
-    HttpRequest req =
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/readyz"))
-            .timeout(Duration.ofSeconds(1))
-            .build();
-    long deadline = t0 + timeout.toNanos();
-    while (System.nanoTime() < deadline) {
-      if (!p.isAlive()) {
-        throw new IllegalStateException("peer exited with " + p.exitValue());
-      }
-      try {
-        if (HTTP.send(req, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
-          return (System.nanoTime() - t0) / 1e6;
-        }
-      } catch (IOException notYet) {
-        // not listening yet
-      }
-      Thread.sleep(5);
-    }
-    throw new IllegalStateException("peer not ready within " + timeout);
   }
 
   /** As the operator's image changes, but settled by the record's write, not by Events. */
@@ -146,24 +116,7 @@ final class PeerRun {
       latencies[i] = (created.get(30, TimeUnit.SECONDS).atNanos() - t0) / 1e6;
       CompletableFuture<BenchApi.Request> recorded =
           api.next(r -> r.isWrite() && r.path().contains("/configmaps"));
-      String now = Instant.now().toString().replaceAll("\\.\\d+Z$", "Z");
-      c.batch()
-          .v1()
-          .jobs()
-          .withName(job)
-          .subresource("status")
-          .patch(
-              MERGE_PATCH,
-              "{\"status\":{\"startTime\":\""
-                  + now
-                  + "\",\"completionTime\":\""
-                  + now
-                  + "\",\"succeeded\":1,\"conditions\":[{\"type\":\"SuccessCriteriaMet\","
-                  + "\"status\":\"True\",\"lastTransitionTime\":\""
-                  + now
-                  + "\"},{\"type\":\"Complete\",\"status\":\"True\",\"lastTransitionTime\":\""
-                  + now
-                  + "\"}]}}");
+      Workload.completeJob(c, job);
       recorded.get(30, TimeUnit.SECONDS);
       Thread.sleep(200);
       c.batch().v1().jobs().withName(job).delete();

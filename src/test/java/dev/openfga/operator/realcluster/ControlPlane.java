@@ -77,25 +77,15 @@ public final class ControlPlane implements AutoCloseable {
 
   /** Builds (or reuses) the binaries, starts the three processes and waits until pods can run. */
   static ControlPlane start() {
-    Path bin = Binaries.kubernetes();
-    try {
-      ControlPlane plane = new ControlPlane(Files.createTempDirectory("real-cluster-"), bin);
-      try {
-        plane.writePki();
-        plane.startEtcd();
-        plane.startApiServer();
-        // after the API server's RBAC bootstrap, or the controller manager is refused and exits
-        plane.awaitApiServer(Duration.ofSeconds(90));
-        plane.startControllerManager();
-        plane.awaitReady(Duration.ofSeconds(90));
-        return plane;
-      } catch (RuntimeException | Error e) {
-        plane.close();
-        throw e;
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return launch(
+        "real-cluster-",
+        List.of(),
+        plane -> {
+          // after the API server's RBAC bootstrap, or the controller manager is refused and exits
+          plane.awaitApiServer(Duration.ofSeconds(90));
+          plane.startControllerManager();
+          plane.awaitReady(Duration.ofSeconds(90));
+        });
   }
 
   /**
@@ -103,16 +93,28 @@ public final class ControlPlane implements AutoCloseable {
    * benchmark's thousands of Deployments), the API server with these extra flags (an audit log).
    */
   public static ControlPlane apiServerOnly(List<String> extraApiServerArgs) {
+    return launch(
+        "bench-api-",
+        extraApiServerArgs,
+        plane -> {
+          plane.awaitApiServer(Duration.ofSeconds(90));
+          plane.admin = new KubernetesClientBuilder().withConfig(plane.config(ADMIN_TOKEN)).build();
+        });
+  }
+
+  private static ControlPlane launch(
+      String prefix,
+      List<String> extraApiServerArgs,
+      java.util.function.Consumer<ControlPlane> then) {
     Path bin = Binaries.kubernetes();
     try {
-      ControlPlane plane = new ControlPlane(Files.createTempDirectory("bench-api-"), bin);
+      ControlPlane plane = new ControlPlane(Files.createTempDirectory(prefix), bin);
       plane.extraApiServerArgs = List.copyOf(extraApiServerArgs);
       try {
         plane.writePki();
         plane.startEtcd();
         plane.startApiServer();
-        plane.awaitApiServer(Duration.ofSeconds(90));
-        plane.admin = new KubernetesClientBuilder().withConfig(plane.config(ADMIN_TOKEN)).build();
+        then.accept(plane);
         return plane;
       } catch (RuntimeException | Error e) {
         plane.close();
