@@ -153,7 +153,11 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
       Plan plan = planner.plan(o);
       ResourceID id = ResourceID.fromResource(deployment);
       try {
-        if (createsJob(plan)) {
+        Optional<Plan> waiting = waitingFromCache(plan, o);
+        if (waiting.isPresent()) {
+          // another Deployment's Job holds the database: no lock, no direct read
+          plan = runRecovering(id, waiting.get(), o);
+        } else if (createsJob(plan)) {
           synchronized (creating) {
             Optional<Observation> fresh = beforeCreate(o);
             if (fresh.isEmpty()) {
@@ -244,6 +248,32 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
       o = o.withDatabaseJobs(databaseJobs(databases, o.now()));
     }
     return Optional.of(o);
+  }
+
+  /**
+   * The plan when the Job cache already shows another Deployment's Job on the database the plan's
+   * Job would migrate (the skeleton keeps what names the database), else empty.
+   */
+  private Optional<Plan> waitingFromCache(Plan plan, Observation o) {
+    if (!createsJob(plan)) {
+      return Optional.empty();
+    }
+    Plan again = planner.plan(o.withDatabaseJobs(cachedDatabaseJobs(plan, o)));
+    return again.state() == Plan.State.WAITING ? Optional.of(again) : Optional.empty();
+  }
+
+  /** The cached Jobs that share a database with the Job the plan would create. */
+  private List<Job> cachedDatabaseJobs(Plan plan, Observation o) {
+    List<String> databases =
+        plan.steps().stream()
+            .filter(s -> s instanceof Step.CreateJob)
+            .map(s -> Database.keysOf(((Step.CreateJob) s).job()))
+            .findFirst()
+            .orElse(List.of());
+    if (databases.isEmpty()) {
+      return o.databaseJobs();
+    }
+    return jobs.list(j -> Database.sharesOne(databases, j)).toList();
   }
 
   /**

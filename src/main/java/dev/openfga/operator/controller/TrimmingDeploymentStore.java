@@ -1,8 +1,10 @@
 package dev.openfga.operator.controller;
 
+import dev.openfga.operator.model.Database;
 import dev.openfga.operator.model.DeploymentSettings;
 import dev.openfga.operator.model.Keys;
 import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
@@ -24,12 +26,14 @@ import java.util.stream.Stream;
  * references, ...) without {@code managedFields} and without the annotation {@code
  * kubectl.kubernetes.io/last-applied-configuration} (a second copy of the whole object); {@code
  * spec.replicas}; of the pod template, each container's name, and of the container the Job is built
- * from also its image and its {@code OPENFGA_DATASTORE_ENGINE} variable; the whole status.
- * Everything else — the rest of the pod template above all — is dropped. {@link
- * dev.openfga.operator.model.Planner} decides from the skeleton; the Job itself is built from the
- * full Deployment, which {@link MigrationReconciler} reads once, directly, before it creates a Job.
- * A field the planner starts to read must be kept here too ({@code TrimmingDeploymentStoreTest}
- * checks that the decision from a skeleton equals the decision from the full object).
+ * from also its image, its {@code OPENFGA_DATASTORE_ENGINE} variable and its last {@code
+ * OPENFGA_DATASTORE_URI} (a literal one without user, password and query: what names the database);
+ * the init containers' names, images and arguments; the whole status. Everything else — the rest of
+ * the pod template above all — is dropped. {@link dev.openfga.operator.model.Planner} decides from
+ * the skeleton; the Job itself is built from the full Deployment, which {@link MigrationReconciler}
+ * reads once, directly, before it creates a Job. A field the planner starts to read must be kept
+ * here too ({@code TrimmingDeploymentStoreTest} checks that the decision from a skeleton equals the
+ * decision from the full object).
  *
  * <p>The object is trimmed in place when the informer stores it, before it is handed to the event
  * handlers: nothing else holds it yet. Event handlers and reconciles see the skeleton.
@@ -80,6 +84,13 @@ final class TrimmingDeploymentStore implements ItemStore<Deployment> {
     return store.get(key);
   }
 
+  private static EnvVar withoutCredentials(EnvVar uri) {
+    if (uri.getValueFrom() != null || uri.getValue() == null) {
+      return uri;
+    }
+    return new EnvVar(uri.getName(), Database.withoutCredentials(uri.getValue()), null);
+  }
+
   /** Reduces {@code d}, in place, to what the decision reads; returns the same object. */
   static Deployment trim(Deployment d) {
     ObjectMeta meta = d.getMetadata();
@@ -111,10 +122,21 @@ final class TrimmingDeploymentStore implements ItemStore<Deployment> {
         if (selected == null || selected.equals(c.getName())) {
           skeleton.setImage(c.getImage());
           if (c.getEnv() != null) {
+            List<EnvVar> keptEnv = new ArrayList<>(2);
             c.getEnv().stream()
                 .filter(e -> Keys.ENGINE_ENV.equals(e.getName()))
                 .findFirst()
-                .ifPresent(e -> skeleton.setEnv(List.of(e)));
+                .ifPresent(keptEnv::add);
+            // the database the Job would migrate (one migration per database), without the
+            // credentials of a literal URI: the cache never holds a password
+            c.getEnv().stream()
+                .filter(e -> Keys.URI_ENV.equals(e.getName()))
+                .reduce((first, last) -> last)
+                .map(TrimmingDeploymentStore::withoutCredentials)
+                .ifPresent(keptEnv::add);
+            if (!keptEnv.isEmpty()) {
+              skeleton.setEnv(keptEnv);
+            }
           }
         }
         containers.add(skeleton);

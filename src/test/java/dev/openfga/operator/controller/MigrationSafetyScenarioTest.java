@@ -89,6 +89,11 @@ class MigrationSafetyScenarioTest {
                     .gauge()
                     .value())
             .isEqualTo(names.size() - 1);
+        // waiting costs no request: decided from the caches, without the reads before a create
+        int before = cluster.requests().size();
+        await().pollDelay(Duration.ofSeconds(4)).atMost(Duration.ofSeconds(5)).until(() -> true);
+        assertThat(cluster.requests().subList(before, cluster.requests().size()))
+            .noneMatch(r -> r.method().equals("GET") && r.path().contains("/deployments/"));
       }
       Job running =
           cluster.jobs().createdByOperator().stream()

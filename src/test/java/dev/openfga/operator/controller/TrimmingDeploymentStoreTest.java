@@ -2,6 +2,7 @@ package dev.openfga.operator.controller;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.openfga.operator.model.Database;
 import dev.openfga.operator.model.Keys;
 import dev.openfga.operator.model.Observation;
 import dev.openfga.operator.model.Plan;
@@ -19,6 +20,7 @@ import io.fabric8.kubernetes.api.model.ManagedFieldsEntryBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -136,7 +138,10 @@ class TrimmingDeploymentStoreTest {
     assertThat(pod.getSecurityContext()).isNull();
     Container openfga = container(d, "openfga");
     assertThat(openfga.getImage()).isEqualTo(container(full(), "openfga").getImage());
-    assertThat(openfga.getEnv()).extracting(EnvVar::getName).containsOnly(Keys.ENGINE_ENV);
+    // the engine and what names the database
+    assertThat(openfga.getEnv())
+        .extracting(EnvVar::getName)
+        .containsOnly(Keys.ENGINE_ENV, Keys.URI_ENV);
     assertThat(openfga)
         .isEqualTo(
             new ContainerBuilder()
@@ -158,7 +163,11 @@ class TrimmingDeploymentStoreTest {
     assertThat(d.getSpec().getReplicas()).isZero();
     assertThat(d.getStatus()).isEqualTo(original.getStatus());
     assertThat(container(d, "openfga").getEnv())
-        .containsExactly(new EnvVar(Keys.ENGINE_ENV, "postgres", null));
+        .first()
+        .isEqualTo(new EnvVar(Keys.ENGINE_ENV, "postgres", null));
+    assertThat(container(d, "openfga").getEnv())
+        .extracting(EnvVar::getName)
+        .containsExactly(Keys.ENGINE_ENV, Keys.URI_ENV);
     assertThat(Planner.desiredVersion(d)).isEqualTo(Planner.desiredVersion(original)).isPresent();
   }
 
@@ -294,6 +303,22 @@ class TrimmingDeploymentStoreTest {
   }
 
   @Test
+  void keepsWhatNamesTheDatabaseButNoPassword() {
+    Deployment original = full();
+    container(original, "openfga")
+        .getEnv()
+        .add(new EnvVar(Keys.URI_ENV, "postgres://fga:s3cret@db:5432/fga?sslmode=require", null));
+    Deployment trimmed = TrimmingDeploymentStore.trim(copy(original));
+
+    for (String name : List.of("openfga", "sidecar")) {
+      assertThat(Database.key("ns", container(trimmed, name)))
+          .isEqualTo(Database.key("ns", container(original, name)));
+    }
+    assertThat(Database.key("ns", container(trimmed, "openfga"))).isPresent();
+    assertThat(Serialization.asJson(trimmed)).doesNotContain("s3cret");
+  }
+
+  @Test
   void theJobIsBuiltFromTheFullDeploymentNotTheSkeleton() {
     // The reconciler reads the full Deployment before it creates a Job
     // (MigrationScenarioTest and UpstreamChartIntegrationTest check the Job it creates); a Job
@@ -309,7 +334,7 @@ class TrimmingDeploymentStoreTest {
     assertThat(fromFull.getSpec().getTemplate().getSpec().getContainers().get(0).getEnv())
         .hasSizeGreaterThan(1);
     assertThat(fromSkeleton.getSpec().getTemplate().getSpec().getContainers().get(0).getEnv())
-        .hasSizeLessThanOrEqualTo(1);
+        .hasSizeLessThanOrEqualTo(2);
   }
 
   private static Job createdJob(Plan plan) {
