@@ -386,15 +386,7 @@ public final class OperatorBench {
                   r.method().equals("POST")
                       && r.path().contains("/events")
                       && events.incrementAndGet() == 2);
-      c.apps()
-          .deployments()
-          .withName(dep)
-          .patch(
-              JSON_PATCH,
-              "[{\"op\":\"replace\",\"path\":\"/spec/template/spec/containers/0/image\","
-                  + "\"value\":\"openfga/openfga:"
-                  + version
-                  + "\"}]");
+      Workload.setVersion(c, dep, version);
       String depPath = "/apis/apps/v1/namespaces/bench/deployments/" + dep;
       long t0 = api.harnessArrival("PATCH", depPath);
       BenchApi.Request post = created.get(30, TimeUnit.SECONDS);

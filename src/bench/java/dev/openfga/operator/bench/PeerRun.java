@@ -2,8 +2,6 @@ package dev.openfga.operator.bench;
 
 import dev.openfga.operator.model.Names;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Path;
@@ -23,7 +21,6 @@ import java.util.concurrent.TimeUnit;
  * replaced; {@code KUBECONFIG} is set too. It runs under {@code bash -c}.
  */
 final class PeerRun {
-  private static final PatchContext JSON_PATCH = PatchContext.of(PatchType.JSON);
   private static final String JOBS_PATH = "/apis/batch/v1/namespaces/" + Workload.NS + "/jobs";
 
   /** What was measured of the peer at one N. */
@@ -103,15 +100,7 @@ final class PeerRun {
       CompletableFuture<BenchApi.Request> created =
           api.next(
               r -> r.method().equals("POST") && r.path().startsWith(JOBS_PATH) && r.code() == 201);
-      c.apps()
-          .deployments()
-          .withName(dep)
-          .patch(
-              JSON_PATCH,
-              "[{\"op\":\"replace\",\"path\":\"/spec/template/spec/containers/0/image\","
-                  + "\"value\":\"openfga/openfga:"
-                  + version
-                  + "\"}]");
+      Workload.setVersion(c, dep, version);
       long t0 = api.harnessArrival("PATCH", "/apis/apps/v1/namespaces/bench/deployments/" + dep);
       latencies[i] = (created.get(30, TimeUnit.SECONDS).atNanos() - t0) / 1e6;
       CompletableFuture<BenchApi.Request> recorded =

@@ -568,4 +568,19 @@ public final class Workload {
                 + now
                 + "\"}]}}");
   }
+
+  /** The image change of a reaction: a JSON patch of the OpenFGA container's image. */
+  static void setVersion(
+      io.fabric8.kubernetes.client.KubernetesClient c, String dep, String version) {
+    c.apps()
+        .deployments()
+        .withName(dep)
+        .patch(
+            io.fabric8.kubernetes.client.dsl.base.PatchContext.of(
+                io.fabric8.kubernetes.client.dsl.base.PatchType.JSON),
+            "[{\"op\":\"replace\",\"path\":\"/spec/template/spec/containers/0/image\","
+                + "\"value\":\"openfga/openfga:"
+                + version
+                + "\"}]");
+  }
 }
