@@ -37,7 +37,6 @@ import java.util.stream.Collectors;
  * </pre>
  */
 public final class OperatorBench {
-  private static final PatchContext JSON_PATCH = PatchContext.of(PatchType.JSON);
   private static final PatchContext MERGE_PATCH = PatchContext.of(PatchType.JSON_MERGE);
   private static final String JOBS_PATH = "/apis/batch/v1/namespaces/" + Workload.NS + "/jobs";
 
