@@ -203,10 +203,22 @@ class FailureIT {
             () ->
                 assertThat(openfga.condition("MigrationFailed"))
                     .hasValueSatisfying(c -> assertThat(c.getStatus()).isEqualTo("True")));
-    // the Warning Event follows the condition
+    // the Warning Event follows the condition, then the retry time and the failed Job's retention
     await()
         .atMost(Duration.ofSeconds(10))
         .until(() -> !openfga.events("MigrationFailed").isEmpty());
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> {
+              Job job = openfga.job();
+              return openfga.annotation("openfga.dev/migration-retry-after") != null
+                  && job != null
+                  && job.getMetadata().getAnnotations() != null
+                  && job.getMetadata()
+                      .getAnnotations()
+                      .containsKey("openfga.dev/migration-retain-until");
+            });
     return openfga.condition("MigrationFailed").orElseThrow();
   }
 }
