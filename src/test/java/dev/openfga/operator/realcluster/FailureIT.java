@@ -203,21 +203,20 @@ class FailureIT {
             () ->
                 assertThat(openfga.condition("MigrationFailed"))
                     .hasValueSatisfying(c -> assertThat(c.getStatus()).isEqualTo("True")));
-    // the Warning Event follows the condition, then the retry time and the failed Job's retention
+    // the Warning Event follows the condition, then the retry time and, once the Job has Failed
+    // (not only FailureTarget), its retention with the evidence
     await()
         .atMost(Duration.ofSeconds(10))
         .until(() -> !openfga.events("MigrationFailed").isEmpty());
     await()
-        .atMost(Duration.ofSeconds(10))
+        .atMost(Duration.ofSeconds(30))
         .until(
             () -> {
               Job job = openfga.job();
               return openfga.annotation("openfga.dev/migration-retry-after") != null
                   && job != null
                   && job.getMetadata().getAnnotations() != null
-                  && job.getMetadata()
-                      .getAnnotations()
-                      .containsKey("openfga.dev/migration-retain-until");
+                  && job.getMetadata().getAnnotations().containsKey("openfga.dev/failure-evidence");
             });
     return openfga.condition("MigrationFailed").orElseThrow();
   }
