@@ -230,7 +230,7 @@ public final class Planner {
       }
       return plan;
     }
-    return migrationNeeded(o, s, c, version, recorded, handled, request, steps);
+    return migrationNeeded(o, s, c, version, recorded, handled, request, restorePending, steps);
   }
 
   /** The request, when it is newer than the handled one (or none was handled). */
@@ -334,6 +334,7 @@ public final class Planner {
       Optional<String> recorded,
       Optional<String> handled,
       Optional<String> request,
+      boolean restorePending,
       List<Step> steps) {
     Deployment d = o.deployment();
     Instant now = o.now();
@@ -459,7 +460,8 @@ public final class Planner {
       Map<String, String> data = StatusRecord.data(version, now, job.getMetadata().getName());
       served.or(() -> handled).ifPresent(r -> data.put(Keys.DATA_HANDLED_REQUEST, r));
       // Rule 11: only a first install (nothing recorded before) restores the replicas
-      boolean restore = recorded.isEmpty() && needsRestore(d, s);
+      // (or a first install whose scale had not been made when the image changed again)
+      boolean restore = (recorded.isEmpty() || restorePending) && needsRestore(d, s);
       if (restore) {
         data.put(Keys.DATA_RESTORE_REPLICAS, "true");
       }

@@ -1398,6 +1398,22 @@ class PlannerTest {
 
   // ---------------------------------------------------------------------------------------------
 
+  @Test
+  void aFirstInstallWhoseScaleWasNotMadeBeforeAnUpgradeScalesWhenTheUpgradeSucceeds() {
+    // the first record says the replicas are still to come; the image changed before the scale
+    Deployment d = Fixtures.deployment().version("v1.15.0").replicas(0).desiredReplicas(3).build();
+    Job complete = Fixtures.job(d, "v1.15.0").complete(NOW.minusSeconds(5)).build();
+
+    Plan plan = planner.plan(observe(d, firstInstallRecord(d, "v1.14.0"), complete, NOW));
+
+    assertThat(plan.state()).isEqualTo(State.UP_TO_DATE);
+    assertThat(only(plan, WriteStatus.class).data())
+        .containsEntry(Keys.DATA_VERSION, "v1.15.0")
+        .containsEntry(Keys.DATA_RESTORE_REPLICAS, "true");
+    assertThat(only(plan, Scale.class)).isEqualTo(new Scale(3));
+    assertThat(plan.steps()).anyMatch(step -> step instanceof ClearRestoreReplicas);
+  }
+
   @Nested
   class Failure {
 
