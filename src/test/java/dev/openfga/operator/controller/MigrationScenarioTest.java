@@ -45,6 +45,13 @@ class MigrationScenarioTest {
     cluster.startOperator(MockCluster.config(Duration.ofSeconds(2), 1), "operator-a");
   }
 
+  /** Waits until the operator has recorded this version for the Deployment. */
+  private void awaitRecorded(String deployment, String version) {
+    await()
+        .atMost(WAIT)
+        .until(() -> cluster.recordedVersion(deployment).orElse(""), v -> v.equals(version));
+  }
+
   private void setImage(String name, String image) {
     cluster.setImage(name, image);
   }
@@ -55,9 +62,7 @@ class MigrationScenarioTest {
     cluster.create(openfga().version("v1.8.0").build());
     startOperator();
 
-    await()
-        .atMost(WAIT)
-        .until(() -> cluster.recordedVersion("openfga").orElse(""), v -> v.equals("v1.8.0"));
+    awaitRecorded("openfga", "v1.8.0");
     await().atMost(WAIT).until(() -> cluster.deployment("openfga").getSpec().getReplicas() == 3);
 
     Job job = cluster.job("openfga-migrate");
@@ -80,15 +85,11 @@ class MigrationScenarioTest {
     cluster.jobs().script(j -> Script.SUCCEED);
     cluster.create(openfga().version("v1.8.0").build());
     startOperator();
-    await()
-        .atMost(WAIT)
-        .until(() -> cluster.recordedVersion("openfga").orElse(""), v -> v.equals("v1.8.0"));
+    awaitRecorded("openfga", "v1.8.0");
 
     setImage("openfga", "openfga/openfga:v1.9.0");
 
-    await()
-        .atMost(WAIT)
-        .until(() -> cluster.recordedVersion("openfga").orElse(""), v -> v.equals("v1.9.0"));
+    awaitRecorded("openfga", "v1.9.0");
     List<String> versions =
         cluster.jobs().createdByOperator().stream().map(FakeJobController::version).toList();
     assertThat(versions).containsExactly("v1.8.0", "v1.9.0");
@@ -102,16 +103,12 @@ class MigrationScenarioTest {
     cluster.jobs().script(j -> Script.SUCCEED);
     cluster.create(openfga().version("v1.8.0").build());
     startOperator();
-    await()
-        .atMost(WAIT)
-        .until(() -> cluster.recordedVersion("openfga").orElse(""), v -> v.equals("v1.8.0"));
+    awaitRecorded("openfga", "v1.8.0");
     int before = cluster.requests().size();
 
     setImage("openfga", "openfga/openfga:v1.9.0");
 
-    await()
-        .atMost(WAIT)
-        .until(() -> cluster.recordedVersion("openfga").orElse(""), v -> v.equals("v1.9.0"));
+    awaitRecorded("openfga", "v1.9.0");
     List<MockCluster.ApiRequest> upgrade =
         List.copyOf(cluster.requests().subList(before, cluster.requests().size()));
     int create = -1;
@@ -163,9 +160,7 @@ class MigrationScenarioTest {
                 .getType())
         .isEqualTo("Warning");
 
-    await()
-        .atMost(WAIT)
-        .until(() -> cluster.recordedVersion("openfga").orElse(""), v -> v.equals("v1.9.0"));
+    awaitRecorded("openfga", "v1.9.0");
     assertThat(cluster.jobs().createdByOperator()).hasSize(2);
     await().atMost(WAIT).until(() -> cluster.fakeCondition("openfga"), c -> c.equals("False"));
     assertThat(cluster.deployment("openfga").getMetadata().getAnnotations())
@@ -188,16 +183,12 @@ class MigrationScenarioTest {
     cluster.jobs().script(j -> Script.SUCCEED);
     cluster.create(openfga().version("v1.8.0").build());
     startOperator();
-    await()
-        .atMost(WAIT)
-        .until(() -> cluster.recordedVersion("openfga").orElse(""), v -> v.equals("v1.8.0"));
+    awaitRecorded("openfga", "v1.8.0");
     String oldUid = cluster.job("openfga-migrate").getMetadata().getUid();
 
     setImage("openfga", "openfga/openfga:v1.9.0");
 
-    await()
-        .atMost(WAIT)
-        .until(() -> cluster.recordedVersion("openfga").orElse(""), v -> v.equals("v1.9.0"));
+    awaitRecorded("openfga", "v1.9.0");
     Job current = cluster.job("openfga-migrate");
     assertThat(current.getMetadata().getUid()).isNotEqualTo(oldUid);
     assertThat(FakeJobController.version(current)).isEqualTo("v1.9.0");
@@ -233,9 +224,7 @@ class MigrationScenarioTest {
 
     cluster.jobs().complete(running);
 
-    await()
-        .atMost(WAIT)
-        .until(() -> cluster.recordedVersion("openfga").orElse(""), v -> v.equals("v1.10.0"));
+    awaitRecorded("openfga", "v1.10.0");
     assertThat(cluster.jobs().createdByOperator().stream().map(FakeJobController::version))
         .containsExactly("v1.9.0", "v1.10.0");
   }
@@ -262,9 +251,7 @@ class MigrationScenarioTest {
 
     setImage("openfga", "openfga/openfga:v1.9.0");
 
-    await()
-        .atMost(WAIT)
-        .until(() -> cluster.recordedVersion("openfga").orElse(""), v -> v.equals("v1.9.0"));
+    awaitRecorded("openfga", "v1.9.0");
     assertThat(cluster.jobs().createdByOperator().stream().map(FakeJobController::version))
         .containsExactly("v9.9.9-typo", "v1.9.0");
   }
@@ -280,9 +267,7 @@ class MigrationScenarioTest {
     cluster.create(upstream);
     startOperator();
 
-    await()
-        .atMost(WAIT)
-        .until(() -> cluster.recordedVersion("openfga").orElse(""), v -> v.equals("v1.18.3"));
+    awaitRecorded("openfga", "v1.18.3");
     Job ours = cluster.job("openfga-migrate");
     assertThat(ours.getMetadata().getUid()).isNotEqualTo(legacy.getMetadata().getUid());
     assertThat(ours.getMetadata().getLabels())
@@ -429,9 +414,7 @@ class MigrationScenarioTest {
         .until(() -> cluster.jobs().created().size() == 1);
 
     cluster.jobs().complete(running);
-    await()
-        .atMost(WAIT)
-        .until(() -> cluster.recordedVersion("openfga").orElse(""), v -> v.equals("v1.9.0"));
+    awaitRecorded("openfga", "v1.9.0");
     assertThat(cluster.jobs().created()).hasSize(1);
   }
 
@@ -454,9 +437,7 @@ class MigrationScenarioTest {
     MigrationOperator b = cluster.startOperator(elected, "operator-b");
     cluster.create(openfga().version("v1.9.0").build());
 
-    await()
-        .atMost(WAIT)
-        .until(() -> cluster.recordedVersion("openfga").orElse(""), v -> v.equals("v1.9.0"));
+    awaitRecorded("openfga", "v1.9.0");
     await()
         .atMost(WAIT)
         .until(() -> cluster.eventReasons("openfga"), r -> r.contains("MigrationSucceeded"));
