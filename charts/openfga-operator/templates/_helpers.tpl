@@ -119,7 +119,7 @@ compare these rules with the calls the operator makes against a recording API se
 {{- $write := not .Values.dryRun }}
 - apiGroups: ["apps"]
   resources: ["deployments"]
-  verbs: ["get", "list", "watch"{{ if $write }}, "patch"{{ end }}]
+  verbs: ["list", "watch"{{ if $write }}, "patch"{{ end }}]
 {{- if $write }}
 - apiGroups: ["apps"]
   resources: ["deployments/status"]

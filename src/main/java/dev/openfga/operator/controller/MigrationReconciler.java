@@ -70,13 +70,8 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
    */
   private final Object creating = new Object();
 
-  /** How long a Job this process created counts even when the Job cache does not show it yet. */
-  static final java.time.Duration CREATED_MEMORY = java.time.Duration.ofMinutes(2);
-
-  /** Jobs this process created, by namespace/name, until the Job cache shows them. */
-  private final Map<String, Created> created = new ConcurrentHashMap<>();
-
-  private record Created(Job job, Instant at) {}
+  /** What this process wrote that its caches may not show yet. */
+  private final OwnWrites own = new OwnWrites();
 
   private final boolean dryRun;
 
@@ -101,15 +96,7 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
     this.client = client;
     this.clock = clock;
     this.metrics = metrics;
-    this.steps =
-        new StepRunner(
-            client,
-            events,
-            metrics,
-            job ->
-                created.put(
-                    job.getMetadata().getNamespace() + "/" + job.getMetadata().getName(),
-                    new Created(job, clock.instant())));
+    this.steps = new StepRunner(client, events, metrics, own);
   }
 
   @Override
@@ -159,12 +146,7 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
           plan = runRecovering(id, waiting.get(), o);
         } else if (createsJob(plan)) {
           synchronized (creating) {
-            Optional<Observation> fresh = beforeCreate(o);
-            if (fresh.isEmpty()) {
-              LOG.debug("gone before its migration Job was created");
-              return UpdateControl.noUpdate();
-            }
-            o = fresh.get();
+            o = beforeCreate(o);
             plan = planner.plan(o);
             plan = runRecovering(id, plan, o);
           }
@@ -209,45 +191,50 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
   }
 
   /**
-   * The observation a Job is created from, read directly (the cache keeps a skeleton of each
-   * Deployment, TrimmingDeploymentStore): the full Deployment; the record, because the cache can
-   * lag behind (a migration already recorded must not run again) and holds only the operator's own
-   * ConfigMaps (a foreign one must be found before a migration runs); the Job, so that a foreign
-   * one (a legacy Helm hook, a hand-made one) is handled rather than tried again and again; and the
-   * Jobs on the same database, from the cache and from this process's own recent creates. Empty
-   * when the Deployment is gone.
+   * The observation a Job is created from: the cached one (the skeleton keeps what the Job copies,
+   * and the record this process wrote last counts until the cache shows it), with
+   *
+   * <ul>
+   *   <li>the record read directly when none is cached: the cache holds only the operator's own
+   *       ConfigMaps, and a foreign one with the record's name must be found before a migration
+   *       runs (afterwards the result could not be recorded);
+   *   <li>in a dry run, the Job read directly too: a dry run creates nothing, so no AlreadyExists
+   *       would tell it of a foreign Job (a legacy Helm hook, a hand-made one);
+   *   <li>the Jobs on the same database, from the cache and from this process's own recent creates.
+   * </ul>
+   *
+   * Otherwise nothing is read: a foreign Job answers the create with AlreadyExists, and is then
+   * read and planned with ({@link #runRecovering}). ADR 0016.
    */
-  private Optional<Observation> beforeCreate(Observation o) {
+  private Observation beforeCreate(Observation o) {
     String ns = o.deployment().getMetadata().getNamespace();
     String name = o.deployment().getMetadata().getName();
-    Deployment full = client.apps().deployments().inNamespace(ns).withName(name).get();
-    if (full == null) {
-      return Optional.empty();
+    if (o.statusConfigMap().isEmpty()) {
+      o =
+          o.withStatusConfigMap(
+              Optional.ofNullable(
+                  client.configMaps().inNamespace(ns).withName(Names.statusConfigMap(name)).get()));
     }
-    o =
-        o.withDeployment(full)
-            .withStatusConfigMap(
-                Optional.ofNullable(
-                    client
-                        .configMaps()
-                        .inNamespace(ns)
-                        .withName(Names.statusConfigMap(name))
-                        .get()));
-    Job directJob = client.batch().v1().jobs().inNamespace(ns).withName(Names.job(name)).get();
-    if (directJob != null) {
-      o = o.withJob(directJob);
+    if (dryRun) {
+      Job directJob = client.batch().v1().jobs().inNamespace(ns).withName(Names.job(name)).get();
+      if (directJob != null) {
+        o = o.withJob(directJob);
+      }
     }
-    // the databases the Job would migrate, as the Job built from the full Deployment names them
-    List<String> databases =
-        planner.plan(o).steps().stream()
-            .filter(s -> s instanceof Step.CreateJob)
-            .map(s -> Database.keysOf(((Step.CreateJob) s).job()))
-            .findFirst()
-            .orElse(List.of());
+    List<String> databases = databasesOf(planner.plan(o));
     if (!databases.isEmpty()) {
       o = o.withDatabaseJobs(databaseJobs(databases, o.now()));
     }
-    return Optional.of(o);
+    return o;
+  }
+
+  /** The databases the plan's Job would migrate, as the Job names them (none: no Job). */
+  private static List<String> databasesOf(Plan plan) {
+    return plan.steps().stream()
+        .filter(s -> s instanceof Step.CreateJob)
+        .map(s -> Database.keysOf(((Step.CreateJob) s).job()))
+        .findFirst()
+        .orElse(List.of());
   }
 
   /**
@@ -264,12 +251,7 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
 
   /** The cached Jobs that share a database with the Job the plan would create. */
   private List<Job> cachedDatabaseJobs(Plan plan, Observation o) {
-    List<String> databases =
-        plan.steps().stream()
-            .filter(s -> s instanceof Step.CreateJob)
-            .map(s -> Database.keysOf(((Step.CreateJob) s).job()))
-            .findFirst()
-            .orElse(List.of());
+    List<String> databases = databasesOf(plan);
     if (databases.isEmpty()) {
       return o.databaseJobs();
     }
@@ -282,12 +264,7 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
    * twice, never not at all.
    */
   private List<Job> databaseJobs(List<String> databases, Instant now) {
-    created.values().removeIf(c -> c.at().plus(CREATED_MEMORY).isBefore(now));
-    List<Job> remembered =
-        created.values().stream()
-            .map(Created::job)
-            .filter(j -> Database.sharesOne(databases, j))
-            .toList();
+    List<Job> remembered = own.jobsCreated(j -> Database.sharesOne(databases, j), now);
     List<Job> found = new java.util.ArrayList<>();
     jobs.list(j -> Database.sharesOne(databases, j)).forEach(found::add);
     // a Job the cache shows is taken as the cache has it (newer: its status), else as created
@@ -384,14 +361,15 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
   Observation observe(Deployment deployment) {
     String ns = deployment.getMetadata().getNamespace();
     String name = deployment.getMetadata().getName();
+    Instant now = clock.instant().truncatedTo(ChronoUnit.SECONDS);
     Optional<Job> job = jobs.get(new ResourceID(Names.job(name), ns));
     if (job.isPresent()) {
-      // the cache shows the Job: no need to remember having created it (a remembered Job that was
-      // deleted since would otherwise still hold its database)
-      created.remove(ns + "/" + Names.job(name));
+      own.jobCached(ns, Names.job(name));
     }
-    Optional<ConfigMap> status = configMaps.get(new ResourceID(Names.statusConfigMap(name), ns));
-    Instant now = clock.instant().truncatedTo(ChronoUnit.SECONDS);
+    // the record as the cache has it, or the one this process wrote since, if the cache is behind
+    String record = Names.statusConfigMap(name);
+    Optional<ConfigMap> status =
+        own.record(ns, record, configMaps.get(new ResourceID(record, ns)), now);
     Observation o = new Observation(deployment, status, job, now);
     // A failed Job of ours whose pod has not been read yet: read it now, before anything can
     // delete it (the evidence is then kept on the Job, in the condition and in the Event).

@@ -63,22 +63,19 @@ final class StepRunner {
   private final EventRecorder events;
   private final MigrationMetrics metrics;
 
-  /** Told of every Job created, right after the API server accepted it. */
-  private final java.util.function.Consumer<Job> onCreated;
+  /** Told of every Job created and every record written, right after the API server's answer. */
+  private final OwnWrites own;
 
   StepRunner(KubernetesClient client, EventRecorder events, MigrationMetrics metrics) {
-    this(client, events, metrics, job -> {});
+    this(client, events, metrics, new OwnWrites());
   }
 
   StepRunner(
-      KubernetesClient client,
-      EventRecorder events,
-      MigrationMetrics metrics,
-      java.util.function.Consumer<Job> onCreated) {
+      KubernetesClient client, EventRecorder events, MigrationMetrics metrics, OwnWrites own) {
     this.client = client;
     this.events = events;
     this.metrics = metrics;
-    this.onCreated = onCreated;
+    this.own = own;
   }
 
   /**
@@ -154,17 +151,21 @@ final class StepRunner {
         deployment = resource(deployment).subresource("status").patch(JSON_PATCH, patch.json());
         done.add("condition " + s.summary());
       } else if (step instanceof Step.WriteStatus s) {
+        ConfigMap before = status;
         status = writeStatus(deployment, status, s.data());
+        own.recordWritten(before, status, o.now());
         done.add("recorded version " + s.data().get(Keys.DATA_VERSION));
         if (job != null) {
           metrics.succeeded(deployment, MigrationJob.runTime(job), o.now());
         }
       } else if (step instanceof Step.RepairStatusOwner) {
+        ConfigMap before = status;
         status = writeStatus(deployment, status, null);
+        own.recordWritten(before, status, o.now());
         done.add("re-owned " + status.getMetadata().getName());
       } else if (step instanceof Step.CreateJob s) {
         job = create(s.job(), client.batch().v1().jobs().inNamespace(ns));
-        onCreated.accept(job);
+        own.jobCreated(job, o.now());
         metrics.started(deployment);
         done.add("created Job " + job.getMetadata().getName() + " for " + s.version());
       } else if (step instanceof Step.DeleteJob s) {
@@ -208,7 +209,9 @@ final class StepRunner {
         if (data != null && data.containsKey(Keys.DATA_RESTORE_REPLICAS)) {
           JsonPatch patch = JsonPatch.guardedBy(status);
           patch.remove("/data/" + JsonPatch.escape(Keys.DATA_RESTORE_REPLICAS));
+          ConfigMap before = status;
           status = resource(status).patch(JSON_PATCH, patch.json());
+          own.recordWritten(before, status, o.now());
           done.add("first install done");
         }
       } else if (step instanceof Step.Scale s) {

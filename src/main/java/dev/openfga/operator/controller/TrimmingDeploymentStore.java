@@ -1,10 +1,8 @@
 package dev.openfga.operator.controller;
 
-import dev.openfga.operator.model.Database;
 import dev.openfga.operator.model.DeploymentSettings;
-import dev.openfga.operator.model.Keys;
+import dev.openfga.operator.model.MigrationJob;
 import io.fabric8.kubernetes.api.model.Container;
-import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
@@ -14,26 +12,32 @@ import io.fabric8.kubernetes.client.informers.cache.BasicItemStore;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
 import io.fabric8.kubernetes.client.informers.cache.ItemStore;
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Stream;
 
 /**
- * The Deployment informer's store: keeps a skeleton of each Deployment, only what the decision
- * reads, so that the cache costs a fraction of the full objects (docs/performance.md).
+ * The Deployment informer's store: keeps a skeleton of each Deployment, what the decision and the
+ * Job builder read, so that the cache costs a fraction of the full objects and a Job is created
+ * without reading anything first (docs/performance.md, ADR 0016).
  *
  * <p>Kept: the metadata (name, namespace, uid, resourceVersion, labels, annotations, owner
  * references, ...) without {@code managedFields} and without the annotation {@code
  * kubectl.kubernetes.io/last-applied-configuration} (a second copy of the whole object); {@code
- * spec.replicas}; of the pod template, each container's name, and of the container the Job is built
- * from also its image, its {@code OPENFGA_DATASTORE_ENGINE} variable and its last {@code
- * OPENFGA_DATASTORE_URI} (a literal one without user, password and query: what names the database);
- * the init containers' names, images and arguments; the whole status. Everything else — the rest of
- * the pod template above all — is dropped. {@link dev.openfga.operator.model.Planner} decides from
- * the skeleton; the Job itself is built from the full Deployment, which {@link MigrationReconciler}
- * reads once, directly, before it creates a Job. A field the planner starts to read must be kept
- * here too ({@code TrimmingDeploymentStoreTest} checks that the decision from a skeleton equals the
- * decision from the full object).
+ * spec.replicas}; the pod template's Istio and Linkerd annotations; each container's name; of the
+ * container the Job is built from what the Job copies: image, pull policy, the environment {@code
+ * openfga migrate} reads ({@link MigrationJob#filterEnv}), mounts, resources, security context; the
+ * sidecars named by {@code openfga.dev/migration-sidecars} whole; the init containers' names,
+ * images and arguments; the volumes those containers mount; the pod's service account, image pull
+ * secrets, security context and scheduling; the whole status. Everything else — probes, ports,
+ * commands, the other containers, the server-only environment — is dropped. {@link
+ * dev.openfga.operator.model.Planner} decides from the skeleton and {@link MigrationJob#build}
+ * builds the Job from it. A field either starts to read must be kept here too ({@code
+ * TrimmingDeploymentStoreTest} checks that the decision and the Job from a skeleton equal those
+ * from the full object).
  *
  * <p>The object is trimmed in place when the informer stores it, before it is handed to the event
  * handlers: nothing else holds it yet. Event handlers and reconciles see the skeleton.
@@ -84,14 +88,7 @@ final class TrimmingDeploymentStore implements ItemStore<Deployment> {
     return store.get(key);
   }
 
-  private static EnvVar withoutCredentials(EnvVar uri) {
-    if (uri.getValueFrom() != null || uri.getValue() == null) {
-      return uri;
-    }
-    return new EnvVar(uri.getName(), Database.withoutCredentials(uri.getValue()), null);
-  }
-
-  /** Reduces {@code d}, in place, to what the decision reads; returns the same object. */
+  /** Reduces {@code d}, in place, to what the decision and the Job builder read; returns it. */
   static Deployment trim(Deployment d) {
     ObjectMeta meta = d.getMetadata();
     if (meta != null) {
@@ -110,56 +107,124 @@ final class TrimmingDeploymentStore implements ItemStore<Deployment> {
     }
     DeploymentSpec kept = new DeploymentSpec();
     kept.setReplicas(spec.getReplicas());
-    PodSpec pod = spec.getTemplate() == null ? null : spec.getTemplate().getSpec();
-    if (pod != null && pod.getContainers() != null) {
-      // the container the Job is built from (when the annotation is unusable the planner stops
-      // before it looks at containers)
-      String selected = DeploymentSettings.of(d).containerName();
-      List<Container> containers = new ArrayList<>(pod.getContainers().size());
-      for (Container c : pod.getContainers()) {
-        Container skeleton = new Container();
-        skeleton.setName(c.getName());
-        if (selected == null || selected.equals(c.getName())) {
-          skeleton.setImage(c.getImage());
-          if (c.getEnv() != null) {
-            List<EnvVar> keptEnv = new ArrayList<>(2);
-            c.getEnv().stream()
-                .filter(e -> Keys.ENGINE_ENV.equals(e.getName()))
-                .findFirst()
-                .ifPresent(keptEnv::add);
-            // the database the Job would migrate (one migration per database), without the
-            // credentials of a literal URI: the cache never holds a password
-            c.getEnv().stream()
-                .filter(e -> Keys.URI_ENV.equals(e.getName()))
-                .reduce((first, last) -> last)
-                .map(TrimmingDeploymentStore::withoutCredentials)
-                .ifPresent(keptEnv::add);
-            if (!keptEnv.isEmpty()) {
-              skeleton.setEnv(keptEnv);
-            }
-          }
-        }
-        containers.add(skeleton);
-      }
-      PodSpec keptPod = new PodSpec();
-      keptPod.setContainers(containers);
-      if (pod.getInitContainers() != null && !pod.getInitContainers().isEmpty()) {
-        // a sqlite datastore needs an initContainer that runs openfga migrate (image and args)
-        List<Container> inits = new ArrayList<>(pod.getInitContainers().size());
-        for (Container c : pod.getInitContainers()) {
-          Container skeleton = new Container();
-          skeleton.setName(c.getName());
-          skeleton.setImage(c.getImage());
-          skeleton.setArgs(c.getArgs());
-          inits.add(skeleton);
-        }
-        keptPod.setInitContainers(inits);
-      }
-      PodTemplateSpec template = new PodTemplateSpec();
-      template.setSpec(keptPod);
-      kept.setTemplate(template);
+    PodTemplateSpec template = spec.getTemplate();
+    PodSpec pod = template == null ? null : template.getSpec();
+    if (pod != null) {
+      DeploymentSettings settings = DeploymentSettings.of(d);
+      PodTemplateSpec keptTemplate = new PodTemplateSpec();
+      keptTemplate.setMetadata(meshAnnotations(template.getMetadata()));
+      keptTemplate.setSpec(trim(pod, settings.containerName(), settings.sidecars()));
+      kept.setTemplate(keptTemplate);
     }
     d.setSpec(kept);
     return d;
+  }
+
+  /**
+   * Of the pod: each container's name; the selected container as the Job copies it; the named
+   * sidecars whole; the init containers' names, images and arguments; the volumes those containers
+   * mount; the pod-level fields the Job copies.
+   */
+  private static PodSpec trim(PodSpec pod, String selected, List<String> sidecars) {
+    Set<String> mounted = new HashSet<>();
+    PodSpec kept = new PodSpec();
+    if (pod.getContainers() != null) {
+      List<Container> containers = new ArrayList<>(pod.getContainers().size());
+      for (Container c : pod.getContainers()) {
+        Container skeleton;
+        if (sidecars.contains(c.getName())) {
+          skeleton = c;
+        } else if (selected == null || selected.equals(c.getName())) {
+          // when the annotation is unusable the planner stops before it looks at containers
+          skeleton = asMigrated(c);
+        } else {
+          skeleton = new Container();
+          skeleton.setName(c.getName());
+        }
+        mountsOf(skeleton, mounted);
+        containers.add(skeleton);
+      }
+      kept.setContainers(containers);
+    }
+    if (pod.getInitContainers() != null && !pod.getInitContainers().isEmpty()) {
+      // a sqlite datastore needs an initContainer that runs openfga migrate (image and args);
+      // a native sidecar named for the Job is copied whole
+      List<Container> inits = new ArrayList<>(pod.getInitContainers().size());
+      for (Container c : pod.getInitContainers()) {
+        Container skeleton = c;
+        if (!sidecars.contains(c.getName())) {
+          skeleton = new Container();
+          skeleton.setName(c.getName());
+          skeleton.setImage(c.getImage());
+          skeleton.setArgs(c.getArgs());
+        }
+        mountsOf(skeleton, mounted);
+        inits.add(skeleton);
+      }
+      kept.setInitContainers(inits);
+    }
+    if (pod.getVolumes() != null && !mounted.isEmpty()) {
+      kept.setVolumes(
+          pod.getVolumes().stream().filter(v -> mounted.contains(v.getName())).toList());
+    }
+    kept.setServiceAccountName(pod.getServiceAccountName());
+    kept.setAutomountServiceAccountToken(pod.getAutomountServiceAccountToken());
+    kept.setImagePullSecrets(emptyAsNull(pod.getImagePullSecrets()));
+    kept.setSecurityContext(pod.getSecurityContext());
+    kept.setNodeSelector(pod.getNodeSelector());
+    kept.setTolerations(emptyAsNull(pod.getTolerations()));
+    kept.setAffinity(pod.getAffinity());
+    return kept;
+  }
+
+  /**
+   * The container as the Job copies it: name, image, pull policy, the environment {@code openfga
+   * migrate} reads (a literal URI with its credentials: the Job must carry it, as the Job cache
+   * does), mounts, resources and security context.
+   */
+  private static Container asMigrated(Container c) {
+    Container kept = new Container();
+    kept.setName(c.getName());
+    kept.setImage(c.getImage());
+    kept.setImagePullPolicy(c.getImagePullPolicy());
+    if (c.getEnv() != null) {
+      kept.setEnv(emptyAsNull(MigrationJob.filterEnv(c.getEnv())));
+    }
+    kept.setVolumeMounts(c.getVolumeMounts());
+    kept.setResources(c.getResources());
+    kept.setSecurityContext(c.getSecurityContext());
+    return kept;
+  }
+
+  /** The pod template's Istio and Linkerd annotations (copied with migration-mesh "true"). */
+  private static ObjectMeta meshAnnotations(ObjectMeta template) {
+    if (template == null || template.getAnnotations() == null) {
+      return null;
+    }
+    Map<String, String> mesh = new LinkedHashMap<>();
+    template
+        .getAnnotations()
+        .forEach(
+            (k, v) -> {
+              if (MigrationJob.MESH_PREFIXES.stream().anyMatch(k::startsWith)) {
+                mesh.put(k, v);
+              }
+            });
+    if (mesh.isEmpty()) {
+      return null;
+    }
+    ObjectMeta kept = new ObjectMeta();
+    kept.setAnnotations(mesh);
+    return kept;
+  }
+
+  private static void mountsOf(Container c, Set<String> mounted) {
+    if (c.getVolumeMounts() != null) {
+      c.getVolumeMounts().forEach(m -> mounted.add(m.getName()));
+    }
+  }
+
+  private static <T> List<T> emptyAsNull(List<T> list) {
+    return list == null || list.isEmpty() ? null : list;
   }
 }

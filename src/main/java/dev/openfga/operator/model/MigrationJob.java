@@ -218,7 +218,7 @@ public final class MigrationJob {
   }
 
   /** Annotation key prefixes of Istio and Linkerd, copied to the Job's pod with mesh "true". */
-  static final List<String> MESH_PREFIXES =
+  public static final List<String> MESH_PREFIXES =
       List.of(
           "sidecar.istio.io/",
           "proxy.istio.io/",
@@ -318,7 +318,7 @@ public final class MigrationJob {
    * Keeps {@code OPENFGA_DATASTORE_*}, the variables {@code openfga migrate} reads, and every
    * variable a kept value references as {@code $(NAME)}, in their original order.
    */
-  static List<EnvVar> filterEnv(List<EnvVar> env) {
+  public static List<EnvVar> filterEnv(List<EnvVar> env) {
     Set<String> keep = new LinkedHashSet<>();
     for (EnvVar var : env) {
       if (var.getName().startsWith(DATASTORE_PREFIX) || MIGRATE_ENV.contains(var.getName())) {

@@ -20,7 +20,6 @@ import io.fabric8.kubernetes.api.model.ManagedFieldsEntryBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
-import io.fabric8.kubernetes.client.utils.Serialization;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -29,8 +28,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * The Deployment cache keeps a skeleton: the decision from it is the same as from the full
- * Deployment; the Job is built from the full one, which the reconciler reads before a create.
+ * The Deployment cache keeps a skeleton: the decision from it, and the Job it creates, are the same
+ * as from the full Deployment (the reconciler reads nothing before a create).
  */
 class TrimmingDeploymentStoreTest {
   private static final Instant NOW = Instant.parse("2026-01-01T00:00:00Z");
@@ -119,6 +118,7 @@ class TrimmingDeploymentStoreTest {
 
   @Test
   void keepsASkeleton() {
+    Deployment original = full();
     Deployment d = TrimmingDeploymentStore.trim(full());
 
     assertThat(d.getMetadata().getManagedFields()).isNullOrEmpty();
@@ -127,6 +127,7 @@ class TrimmingDeploymentStoreTest {
         .containsEntry(Keys.MIGRATION_ENABLED, "true")
         .containsEntry(Keys.DESIRED_REPLICAS, "3");
     assertThat(d.getSpec().getSelector()).isNull();
+    // of the template's annotations only Istio's and Linkerd's (none here)
     assertThat(d.getSpec().getTemplate().getMetadata()).isNull();
     var pod = d.getSpec().getTemplate().getSpec();
     // of an init container only its name, image and args (sqlite needs an openfga migrate one)
@@ -134,21 +135,26 @@ class TrimmingDeploymentStoreTest {
         .containsExactly(
             new ContainerBuilder().withName("wait-for-db").withImage("busybox").build());
     assertThat(pod.getVolumes()).isNullOrEmpty();
-    assertThat(pod.getAffinity()).isNull();
-    assertThat(pod.getSecurityContext()).isNull();
+    assertThat(pod.getServiceAccountName())
+        .isEqualTo(original.getSpec().getTemplate().getSpec().getServiceAccountName());
     Container openfga = container(d, "openfga");
-    assertThat(openfga.getImage()).isEqualTo(container(full(), "openfga").getImage());
-    // the engine and what names the database
-    assertThat(openfga.getEnv())
-        .extracting(EnvVar::getName)
-        .containsOnly(Keys.ENGINE_ENV, Keys.URI_ENV);
+    Container full = container(original, "openfga");
+    // what the Job copies; no command, probes or ports, no server-only environment
     assertThat(openfga)
         .isEqualTo(
             new ContainerBuilder()
                 .withName("openfga")
-                .withImage(openfga.getImage())
-                .withEnv(openfga.getEnv())
+                .withImage(full.getImage())
+                .withImagePullPolicy(full.getImagePullPolicy())
+                .withEnv(dev.openfga.operator.model.MigrationJob.filterEnv(full.getEnv()))
+                .withVolumeMounts(full.getVolumeMounts())
+                .withResources(full.getResources())
+                .withSecurityContext(full.getSecurityContext())
                 .build());
+    assertThat(openfga.getEnv())
+        .extracting(EnvVar::getName)
+        .allMatch(n -> n.startsWith("OPENFGA_DATASTORE_") || n.startsWith("OPENFGA_LOG"));
+    assertThat(full.getEnv()).extracting(EnvVar::getName).contains("OPENFGA_PLAYGROUND_ENABLED");
     assertThat(container(d, "sidecar"))
         .isEqualTo(new ContainerBuilder().withName("sidecar").build());
   }
@@ -163,11 +169,7 @@ class TrimmingDeploymentStoreTest {
     assertThat(d.getSpec().getReplicas()).isZero();
     assertThat(d.getStatus()).isEqualTo(original.getStatus());
     assertThat(container(d, "openfga").getEnv())
-        .first()
-        .isEqualTo(new EnvVar(Keys.ENGINE_ENV, "postgres", null));
-    assertThat(container(d, "openfga").getEnv())
-        .extracting(EnvVar::getName)
-        .containsExactly(Keys.ENGINE_ENV, Keys.URI_ENV);
+        .contains(new EnvVar(Keys.ENGINE_ENV, "postgres", null));
     assertThat(Planner.desiredVersion(d)).isEqualTo(Planner.desiredVersion(original)).isPresent();
   }
 
@@ -183,17 +185,6 @@ class TrimmingDeploymentStoreTest {
     copy.getMetadata().setManagedFields(null);
     copy.getMetadata().getAnnotations().remove(TrimmingDeploymentStore.LAST_APPLIED);
     return copy;
-  }
-
-  /** The plan from the skeleton, with the Job it would create left out (see the next test). */
-  private static List<Object> withoutTheJob(Plan plan) {
-    return List.of(
-        plan.state(),
-        plan.summary(),
-        plan.next(),
-        plan.steps().stream()
-            .map(s -> s instanceof Step.CreateJob c ? "CreateJob " + c.version() : s)
-            .toList());
   }
 
   @ParameterizedTest(name = "{0}")
@@ -230,7 +221,7 @@ class TrimmingDeploymentStoreTest {
     Plan actual =
         planner.plan(new Observation(trimmed, Optional.of(record), Optional.empty(), NOW));
 
-    assertThat(withoutTheJob(actual)).isEqualTo(withoutTheJob(expected));
+    assertThat(actual).isEqualTo(expected);
   }
 
   /** Decisions that read the status, the annotations and an existing Job. */
@@ -299,11 +290,11 @@ class TrimmingDeploymentStoreTest {
     Plan actual = planner.plan(new Observation(trimmed, Optional.of(record), job, NOW));
 
     assertThat(expected.state()).isEqualTo(state);
-    assertThat(withoutTheJob(actual)).isEqualTo(withoutTheJob(expected));
+    assertThat(actual).isEqualTo(expected);
   }
 
   @Test
-  void keepsWhatNamesTheDatabaseButNoPassword() {
+  void keepsALiteralUriWholeAsTheJobCarriesIt() {
     Deployment original = full();
     container(original, "openfga")
         .getEnv()
@@ -314,27 +305,177 @@ class TrimmingDeploymentStoreTest {
       assertThat(Database.key("ns", container(trimmed, name)))
           .isEqualTo(Database.key("ns", container(original, name)));
     }
-    assertThat(Database.key("ns", container(trimmed, "openfga"))).isPresent();
-    assertThat(Serialization.asJson(trimmed)).doesNotContain("s3cret");
+    assertThat(Database.key("ns", container(trimmed, "openfga")))
+        .isPresent()
+        .get()
+        .asString()
+        .doesNotContain("s3cret");
+    // the Job needs the URI as the Deployment has it (ADR 0002), so the skeleton keeps it
+    assertThat(
+            createdJob(
+                    planner.plan(new Observation(trimmed, Optional.empty(), Optional.empty(), NOW)))
+                .getSpec()
+                .getTemplate()
+                .getSpec()
+                .getContainers()
+                .get(0)
+                .getEnv())
+        .contains(
+            new EnvVar(Keys.URI_ENV, "postgres://fga:s3cret@db:5432/fga?sslmode=require", null));
   }
 
-  @Test
-  void theJobIsBuiltFromTheFullDeploymentNotTheSkeleton() {
-    // The reconciler reads the full Deployment before it creates a Job
-    // (MigrationScenarioTest and UpstreamChartIntegrationTest check the Job it creates); a Job
-    // built from the skeleton would lack the container's environment, mounts and security context.
-    Deployment original = full();
+  /**
+   * Everything the Job builder copies, in one Deployment: volumes (one mounted, one not), a pod
+   * security context, scheduling, image pull secrets, a service account, a variable that refers to
+   * another, mesh annotations, a container and a native sidecar for the Job, a migration Secret.
+   */
+  private static Deployment everythingTheJobCopies(boolean mesh) {
+    Deployment d = full();
+    var annotations = d.getMetadata().getAnnotations();
+    annotations.put(Keys.MIGRATION_SIDECARS, "sidecar,cloud-sql-proxy");
+    annotations.put(Keys.MIGRATION_SECRET, "openfga-migration");
+    if (mesh) {
+      annotations.put(Keys.MIGRATION_MESH, "true");
+    }
+    var template = d.getSpec().getTemplate();
+    template.getMetadata().getAnnotations().put("sidecar.istio.io/proxyCPU", "100m");
+    var pod = template.getSpec();
+    pod.setInitContainers(
+        List.of(
+            new ContainerBuilder()
+                .withName("cloud-sql-proxy")
+                .withImage("gcr.io/cloud-sql-connectors/cloud-sql-proxy:2.14.0")
+                .withArgs("--port=5432", "project:region:db")
+                .withRestartPolicy("Always")
+                .addNewVolumeMount()
+                .withName("proxy-creds")
+                .withMountPath("/creds")
+                .endVolumeMount()
+                .build(),
+            new ContainerBuilder().withName("wait-for-db").withImage("busybox").build()));
+    pod.setVolumes(
+        List.of(
+            new io.fabric8.kubernetes.api.model.VolumeBuilder()
+                .withName("tls")
+                .withNewSecret()
+                .withSecretName("db-ca")
+                .endSecret()
+                .build(),
+            new io.fabric8.kubernetes.api.model.VolumeBuilder()
+                .withName("proxy-creds")
+                .withNewSecret()
+                .withSecretName("proxy-sa")
+                .endSecret()
+                .build(),
+            new io.fabric8.kubernetes.api.model.VolumeBuilder()
+                .withName("cache")
+                .withNewEmptyDir()
+                .endEmptyDir()
+                .build()));
+    pod.setSecurityContext(
+        new io.fabric8.kubernetes.api.model.PodSecurityContextBuilder()
+            .withRunAsNonRoot(true)
+            .withFsGroup(1000L)
+            .build());
+    pod.setNodeSelector(java.util.Map.of("pool", "db"));
+    pod.setTolerations(
+        List.of(
+            new io.fabric8.kubernetes.api.model.TolerationBuilder()
+                .withKey("dedicated")
+                .withOperator("Exists")
+                .build()));
+    pod.setAffinity(
+        new io.fabric8.kubernetes.api.model.AffinityBuilder()
+            .withNewNodeAffinity()
+            .withNewRequiredDuringSchedulingIgnoredDuringExecution()
+            .addNewNodeSelectorTerm()
+            .addNewMatchExpression()
+            .withKey("zone")
+            .withOperator("In")
+            .withValues("a")
+            .endMatchExpression()
+            .endNodeSelectorTerm()
+            .endRequiredDuringSchedulingIgnoredDuringExecution()
+            .endNodeAffinity()
+            .build());
+    pod.setImagePullSecrets(
+        List.of(new io.fabric8.kubernetes.api.model.LocalObjectReference("registry")));
+    pod.setAutomountServiceAccountToken(false);
+    Container openfga = container(d, "openfga");
+    openfga.setVolumeMounts(
+        List.of(
+            new io.fabric8.kubernetes.api.model.VolumeMountBuilder()
+                .withName("tls")
+                .withMountPath("/tls")
+                .build()));
+    openfga.getEnv().add(new EnvVar("DB_HOST", "db.example", null));
+    openfga
+        .getEnv()
+        .add(new EnvVar("OPENFGA_DATASTORE_URI", "postgres://fga@$(DB_HOST)/fga", null));
+    openfga.setResources(
+        new io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder()
+            .addToLimits("memory", new io.fabric8.kubernetes.api.model.Quantity("256Mi"))
+            .build());
+    openfga.setSecurityContext(
+        new io.fabric8.kubernetes.api.model.SecurityContextBuilder()
+            .withReadOnlyRootFilesystem(true)
+            .build());
+    return d;
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource({
+    "upstream chart",
+    "everything the Job copies",
+    "everything the Job copies with migration-mesh",
+    "sqlite with its migrate initContainer"
+  })
+  void theJobFromTheSkeletonIsTheJobFromTheFullDeployment(String name) {
+    Deployment original =
+        switch (name) {
+          case "everything the Job copies" -> everythingTheJobCopies(false);
+          case "everything the Job copies with migration-mesh" -> everythingTheJobCopies(true);
+          default -> full();
+        };
+    if (name.startsWith("sqlite")) {
+      setEngine(original, "sqlite");
+      original
+          .getSpec()
+          .getTemplate()
+          .getSpec()
+          .setInitContainers(List.of(Fixtures.sqliteMigrate()));
+    }
     Deployment trimmed = TrimmingDeploymentStore.trim(copy(original));
-    Observation o = new Observation(trimmed, Optional.empty(), Optional.empty(), NOW);
+    Observation o = new Observation(original, Optional.empty(), Optional.empty(), NOW);
 
-    Job fromSkeleton = createdJob(planner.plan(o));
-    Job fromFull = createdJob(planner.plan(o.withDeployment(original)));
+    Plan fromFull = planner.plan(o);
+    Plan fromSkeleton = planner.plan(o.withDeployment(trimmed));
 
-    assertThat(fromFull).isNotEqualTo(fromSkeleton);
-    assertThat(fromFull.getSpec().getTemplate().getSpec().getContainers().get(0).getEnv())
-        .hasSizeGreaterThan(1);
-    assertThat(fromSkeleton.getSpec().getTemplate().getSpec().getContainers().get(0).getEnv())
-        .hasSizeLessThanOrEqualTo(2);
+    assertThat(fromSkeleton).isEqualTo(fromFull);
+    if (!name.startsWith("sqlite")) {
+      Job job = createdJob(fromSkeleton);
+      assertThat(job).isEqualTo(createdJob(fromFull));
+      if (name.startsWith("everything")) {
+        var pod = job.getSpec().getTemplate().getSpec();
+        // the test is only as good as what the Job copies: every part of it is there
+        assertThat(pod.getVolumes())
+            .extracting(io.fabric8.kubernetes.api.model.Volume::getName)
+            .containsExactly("tls", "proxy-creds");
+        assertThat(pod.getInitContainers())
+            .extracting(Container::getName)
+            .containsExactly("sidecar", "cloud-sql-proxy");
+        assertThat(pod.getContainers().get(0).getEnv())
+            .extracting(EnvVar::getName)
+            .contains("DB_HOST", Keys.URI_ENV);
+        assertThat(pod.getAffinity()).isNotNull();
+        assertThat(pod.getTolerations()).hasSize(1);
+        assertThat(pod.getSecurityContext().getFsGroup()).isEqualTo(1000L);
+        assertThat(pod.getImagePullSecrets()).hasSize(1);
+        assertThat(pod.getAutomountServiceAccountToken()).isFalse();
+        assertThat(job.getSpec().getTemplate().getMetadata().getAnnotations())
+            .containsKey(name.endsWith("mesh") ? "sidecar.istio.io/proxyCPU" : Keys.ISTIO_INJECT);
+      }
+    }
   }
 
   private static Job createdJob(Plan plan) {
@@ -354,12 +495,9 @@ class TrimmingDeploymentStoreTest {
     assertThat(container(d, "sidecar").getImage()).isEqualTo("envoyproxy/envoy:v1.30.0");
     assertThat(container(d, "openfga"))
         .isEqualTo(new ContainerBuilder().withName("openfga").build());
-    assertThat(
-            withoutTheJob(
-                planner.plan(new Observation(d, Optional.empty(), Optional.empty(), NOW))))
+    assertThat(planner.plan(new Observation(d, Optional.empty(), Optional.empty(), NOW)))
         .isEqualTo(
-            withoutTheJob(
-                planner.plan(new Observation(original, Optional.empty(), Optional.empty(), NOW))));
+            planner.plan(new Observation(original, Optional.empty(), Optional.empty(), NOW)));
   }
 
   @Test

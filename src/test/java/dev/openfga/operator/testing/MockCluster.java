@@ -202,9 +202,14 @@ public final class MockCluster implements AutoCloseable {
     return c;
   }
 
+  /** The User-Agent of the operators this class starts: their requests can be told apart. */
+  public static final String OPERATOR_AGENT = "openfga-operator-in-mock";
+
   /** A fresh client configured as the operator's own ({@link OperatorClient}). */
   public KubernetesClient operatorClient() {
-    KubernetesClient c = OperatorClient.create(client.getConfiguration());
+    KubernetesClient c =
+        OperatorClient.create(
+            new ConfigBuilder(client.getConfiguration()).withUserAgent(OPERATOR_AGENT).build());
     closeables.add(c);
     return c;
   }
