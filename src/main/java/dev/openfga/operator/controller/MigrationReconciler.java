@@ -113,8 +113,13 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
    */
   private static <R extends HasMetadata> InformerEventSource<R, Deployment> ownedObjects(
       Class<R> kind, String name, EventSourceContext<Deployment> context) {
+    var config = InformerEventSourceConfiguration.from(kind, Deployment.class);
+    if (context.getControllerConfiguration().getInformerConfig().getNamespaces().size() == 1) {
+      // one informer (one namespace, or all): its store can be compacted (CompactingStore)
+      config.withItemStore(new CompactingStore<>());
+    }
     return new InformerEventSource<>(
-        InformerEventSourceConfiguration.from(kind, Deployment.class)
+        config
             .withName(name)
             .withLabelSelector(Keys.OWNED_SELECTOR)
             .withNamespacesInheritedFromController()

@@ -8,16 +8,12 @@ import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentSpec;
-import io.fabric8.kubernetes.client.informers.cache.BasicItemStore;
-import io.fabric8.kubernetes.client.informers.cache.Cache;
-import io.fabric8.kubernetes.client.informers.cache.ItemStore;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.stream.Stream;
 
 /**
  * The Deployment informer's store: keeps a skeleton of each Deployment, what the decision and the
@@ -39,53 +35,17 @@ import java.util.stream.Stream;
  * TrimmingDeploymentStoreTest} checks that the decision and the Job from a skeleton equal those
  * from the full object).
  *
- * <p>The object is trimmed in place when the informer stores it, before it is handed to the event
- * handlers: nothing else holds it yet. Event handlers and reconciles see the skeleton.
+ * <p>The object is trimmed in place, then compacted ({@link Compaction}: shared empty lists and
+ * maps), when the informer stores it, before it is handed to the event handlers: nothing else holds
+ * it yet. Event handlers and reconciles see the skeleton.
  *
- * <p>One instance serves one informer: JOSDK hands the same store to every namespace's informer
- * when several namespaces are watched, and an informer's relist removes whatever else is in its
- * store. {@link MigrationOperator} therefore uses it only with a single informer (one namespace or
- * all namespaces).
+ * <p>One instance serves one informer ({@link CompactingStore}).
  */
-final class TrimmingDeploymentStore implements ItemStore<Deployment> {
+final class TrimmingDeploymentStore extends CompactingStore<Deployment> {
   static final String LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
 
-  private final BasicItemStore<Deployment> store =
-      new BasicItemStore<>(Cache::metaNamespaceKeyFunc);
-
-  @Override
-  public String getKey(Deployment obj) {
-    return store.getKey(obj);
-  }
-
-  @Override
-  public Deployment put(String key, Deployment obj) {
-    return store.put(key, trim(obj));
-  }
-
-  @Override
-  public Deployment remove(String key) {
-    return store.remove(key);
-  }
-
-  @Override
-  public Stream<String> keySet() {
-    return store.keySet();
-  }
-
-  @Override
-  public Stream<Deployment> values() {
-    return store.values();
-  }
-
-  @Override
-  public int size() {
-    return store.size();
-  }
-
-  @Override
-  public Deployment get(String key) {
-    return store.get(key);
+  TrimmingDeploymentStore() {
+    super(TrimmingDeploymentStore::trim);
   }
 
   /** Reduces {@code d}, in place, to what the decision and the Job builder read; returns it. */

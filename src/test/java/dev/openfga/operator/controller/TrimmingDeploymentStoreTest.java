@@ -20,6 +20,7 @@ import io.fabric8.kubernetes.api.model.ManagedFieldsEntryBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -107,6 +108,33 @@ class TrimmingDeploymentStoreTest {
 
   private static Deployment copy(Deployment d) {
     return new DeploymentBuilder(d).build();
+  }
+
+  /** What the informer's store keeps of a copy of {@code d}: trimmed and compacted. */
+  private static Deployment stored(Deployment d) {
+    TrimmingDeploymentStore store = new TrimmingDeploymentStore();
+    Deployment copy = copy(d);
+    store.put(store.getKey(copy), copy);
+    return store.get(store.getKey(copy));
+  }
+
+  @Test
+  void compactionSharesEmptyListsAndMapsAndChangesNothingElse() {
+    Deployment trimmed = TrimmingDeploymentStore.trim(copy(everythingTheJobCopies(true)));
+    String json = Serialization.asJson(trimmed);
+    Deployment compacted = Compaction.compact(copy(trimmed));
+
+    assertThat(compacted).isEqualTo(trimmed);
+    assertThat(Serialization.asJson(compacted)).isEqualTo(json);
+    Container openfga = container(compacted, "openfga");
+    assertThat(openfga.getPorts()).isSameAs(List.of());
+    assertThat(openfga.getAdditionalProperties()).isSameAs(java.util.Map.of());
+    assertThat(compacted.getStatus().getConditions().get(0).getAdditionalProperties())
+        .isSameAs(java.util.Map.of());
+    // nothing may change a cached object: a change to a shared empty list fails loudly
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> openfga.getPorts().add(new io.fabric8.kubernetes.api.model.ContainerPort()))
+        .isInstanceOf(UnsupportedOperationException.class);
   }
 
   private static Container container(Deployment d, String name) {
@@ -209,7 +237,7 @@ class TrimmingDeploymentStoreTest {
           .setInitContainers(List.of(Fixtures.sqliteMigrate()));
     }
     String version = Planner.desiredVersion(original).orElseThrow();
-    Deployment trimmed = TrimmingDeploymentStore.trim(copy(original));
+    Deployment trimmed = stored(original);
     ConfigMap record =
         StatusRecord.build(
             original,
@@ -275,7 +303,7 @@ class TrimmingDeploymentStoreTest {
       case "rollback" -> {}
       default -> job = Optional.of(Fixtures.job(original, "v1.14.1").running().build());
     }
-    Deployment trimmed = TrimmingDeploymentStore.trim(copy(original));
+    Deployment trimmed = stored(original);
     String recordedVersion =
         switch (name) {
           case "rollback" -> "v9.0.0";
@@ -445,7 +473,7 @@ class TrimmingDeploymentStoreTest {
           .getSpec()
           .setInitContainers(List.of(Fixtures.sqliteMigrate()));
     }
-    Deployment trimmed = TrimmingDeploymentStore.trim(copy(original));
+    Deployment trimmed = stored(original);
     Observation o = new Observation(original, Optional.empty(), Optional.empty(), NOW);
 
     Plan fromFull = planner.plan(o);
