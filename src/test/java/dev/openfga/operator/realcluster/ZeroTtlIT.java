@@ -30,25 +30,25 @@ class ZeroTtlIT {
             UpstreamOpenFga.fixture(cluster.namespace(), "openfga", Binaries.OLD_OPENFGA, 0, 1),
             db.ownerUri());
 
-    await()
-        .atMost(Duration.ofMinutes(2))
-        .untilAsserted(() -> assertThat(openfga.recordedVersion()).isEqualTo(Binaries.OLD_OPENFGA));
-    awaitJobGoneAndQuiet(openfga);
+    awaitRecordedAndJobGone(openfga, Binaries.OLD_OPENFGA);
     assertThat(cluster.kubelet().migrateRuns(cluster.namespace(), openfga.jobName())).hasSize(1);
     assertThat(cluster.postgres().schemaRevision(db)).isEqualTo(5);
 
     openfga.setVersion(Binaries.NEW_OPENFGA);
-    await()
-        .atMost(Duration.ofMinutes(2))
-        .untilAsserted(() -> assertThat(openfga.recordedVersion()).isEqualTo(Binaries.NEW_OPENFGA));
-    awaitJobGoneAndQuiet(openfga);
+    awaitRecordedAndJobGone(openfga, Binaries.NEW_OPENFGA);
     assertThat(cluster.kubelet().migrateRuns(cluster.namespace(), openfga.jobName())).hasSize(2);
     assertThat(cluster.postgres().schemaRevision(db)).isEqualTo(6);
     assertThat(openfga.events("MigrationStarted")).hasSize(2);
   }
 
-  /** The TTL controller deleted the Job; then a few seconds for a wrong second Job to appear. */
-  private static void awaitJobGoneAndQuiet(OpenFgaView openfga) {
+  /**
+   * The version recorded, the TTL controller deleted the Job; then a few seconds for a wrong second
+   * Job to appear.
+   */
+  private static void awaitRecordedAndJobGone(OpenFgaView openfga, String version) {
+    await()
+        .atMost(Duration.ofMinutes(2))
+        .untilAsserted(() -> assertThat(openfga.recordedVersion()).isEqualTo(version));
     await().atMost(Duration.ofMinutes(1)).untilAsserted(() -> assertThat(openfga.job()).isNull());
     ControlPlane.sleep(Duration.ofSeconds(5));
     assertThat(openfga.job()).as("a Job after the recorded migration's Job was deleted").isNull();
