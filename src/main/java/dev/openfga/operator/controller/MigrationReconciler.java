@@ -145,14 +145,15 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
       Plan plan = planner.plan(o);
       ResourceID id = ResourceID.fromResource(deployment);
       try {
-        Optional<Plan> waiting = waitingFromCache(plan, o);
-        if (waiting.isPresent()) {
-          // another Deployment's Job holds the database: no lock, no direct read
-          plan = runRecovering(id, waiting.get(), o);
-        } else if (createsJob(plan)) {
+        if (createsJob(plan)) {
           synchronized (creating) {
-            o = beforeCreate(o);
+            o = beforeCreate(o, databasesOf(plan));
             plan = planner.plan(o);
+            if (createsJob(plan) && needsDirectRead(o)) {
+              // only when the cache cannot know, and never for a Deployment that waits
+              o = readDirectly(o);
+              plan = planner.plan(o);
+            }
             plan = runRecovering(id, plan, o);
           }
         } else {
@@ -197,21 +198,27 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
 
   /**
    * The observation a Job is created from: the cached one (the skeleton keeps what the Job copies,
-   * and the record this process wrote last counts until the cache shows it), with
-   *
-   * <ul>
-   *   <li>the record read directly when none is cached: the cache holds only the operator's own
-   *       ConfigMaps, and a foreign one with the record's name must be found before a migration
-   *       runs (afterwards the result could not be recorded);
-   *   <li>in a dry run, the Job read directly too: a dry run creates nothing, so no AlreadyExists
-   *       would tell it of a foreign Job (a legacy Helm hook, a hand-made one);
-   *   <li>the Jobs on the same database, from the cache and from this process's own recent creates.
-   * </ul>
-   *
-   * Otherwise nothing is read: a foreign Job answers the create with AlreadyExists, and is then
-   * read and planned with ({@link #runRecovering}). ADR 0016.
+   * and the record this process wrote last counts until the cache shows it) with the Jobs on the
+   * same databases, from the cache and from this process's own recent creates.
    */
-  private Observation beforeCreate(Observation o) {
+  private Observation beforeCreate(Observation o, List<String> databases) {
+    return databases.isEmpty() ? o : o.withDatabaseJobs(databaseJobs(databases, o.now()));
+  }
+
+  /**
+   * Whether the cache cannot answer what must be known before a create: no record is cached (the
+   * cache holds only the operator's own ConfigMaps, and a foreign one with the record's name must
+   * be found before a migration runs: afterwards the result could not be recorded); or this is a
+   * dry run, which creates nothing, so no AlreadyExists would tell it of a foreign Job (a legacy
+   * Helm hook, a hand-made one). Otherwise nothing is read: a foreign Job answers the create with
+   * AlreadyExists, and is then read and planned with ({@link #runRecovering}). ADR 0016.
+   */
+  private boolean needsDirectRead(Observation o) {
+    return o.statusConfigMap().isEmpty() || dryRun;
+  }
+
+  /** The observation with the record (when none is cached) and, in a dry run, the Job read. */
+  private Observation readDirectly(Observation o) {
     String ns = o.deployment().getMetadata().getNamespace();
     String name = o.deployment().getMetadata().getName();
     if (o.statusConfigMap().isEmpty()) {
@@ -226,10 +233,6 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
         o = o.withJob(directJob);
       }
     }
-    List<String> databases = databasesOf(planner.plan(o));
-    if (!databases.isEmpty()) {
-      o = o.withDatabaseJobs(databaseJobs(databases, o.now()));
-    }
     return o;
   }
 
@@ -240,27 +243,6 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
         .map(s -> Database.keysOf(((Step.CreateJob) s).job()))
         .findFirst()
         .orElse(List.of());
-  }
-
-  /**
-   * The plan when the Job cache already shows another Deployment's Job on the database the plan's
-   * Job would migrate (the skeleton keeps what names the database), else empty.
-   */
-  private Optional<Plan> waitingFromCache(Plan plan, Observation o) {
-    if (!createsJob(plan)) {
-      return Optional.empty();
-    }
-    Plan again = planner.plan(o.withDatabaseJobs(cachedDatabaseJobs(plan, o)));
-    return again.state() == Plan.State.WAITING ? Optional.of(again) : Optional.empty();
-  }
-
-  /** The cached Jobs that share a database with the Job the plan would create. */
-  private List<Job> cachedDatabaseJobs(Plan plan, Observation o) {
-    List<String> databases = databasesOf(plan);
-    if (databases.isEmpty()) {
-      return o.databaseJobs();
-    }
-    return jobs.list(j -> Database.sharesOne(databases, j)).toList();
   }
 
   /**
