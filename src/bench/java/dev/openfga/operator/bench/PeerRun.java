@@ -132,6 +132,11 @@ final class PeerRun {
             row("requests from start to ready + 3 s", ours.startup.size(), peer.startupRequests))
         .append(
             row(
+                "first reaction after the idle time, ms",
+                first(ours.latenciesMs),
+                first(peer.latenciesMs)))
+        .append(
+            row(
                 "reaction p50, ms",
                 percentile(ours.latenciesMs, 50),
                 percentile(peer.latenciesMs, 50)))
@@ -155,6 +160,11 @@ final class PeerRun {
   private static String row(String name, double ours, double peer) {
     return String.format(
         Locale.ROOT, "| %s | %.1f | %.1f | %.2f |%n", name, ours, peer, ours / peer);
+  }
+
+  /** The first image change's reaction: cold code paths after start-up and the idle time. */
+  private static double first(double[] values) {
+    return values.length == 0 ? Double.NaN : values[0];
   }
 
   static double percentile(double[] values, int p) {
