@@ -45,41 +45,6 @@ public final class EventRecorder {
     this.instance = instance;
   }
 
-  /** The Event of a transition, named {@code name}. */
-  static Event event(
-      Deployment deployment,
-      EventReason reason,
-      String message,
-      String name,
-      Instant now,
-      String instance) {
-    String time = Timestamps.format(now);
-    return new EventBuilder()
-        .withNewMetadata()
-        .withName(name)
-        .withNamespace(deployment.getMetadata().getNamespace())
-        .endMetadata()
-        .withNewInvolvedObject()
-        .withApiVersion("apps/v1")
-        .withKind("Deployment")
-        .withName(deployment.getMetadata().getName())
-        .withNamespace(deployment.getMetadata().getNamespace())
-        .withUid(deployment.getMetadata().getUid())
-        .endInvolvedObject()
-        .withReason(reason.name())
-        .withMessage(message.length() > MESSAGE_MAX ? message.substring(0, MESSAGE_MAX) : message)
-        .withType(reason.type())
-        .withFirstTimestamp(time)
-        .withLastTimestamp(time)
-        .withCount(1)
-        .withNewSource()
-        .withComponent(COMPONENT)
-        .endSource()
-        .withReportingComponent(COMPONENT)
-        .withReportingInstance(instance)
-        .build();
-  }
-
   /** Returns whether the Event is new (not a repeat of a transition already reported). */
   public boolean emit(
       Deployment deployment, EventReason reason, String message, String key, Instant now) {
@@ -88,7 +53,33 @@ public final class EventRecorder {
     if (!emitted.add(deployment.getMetadata().getNamespace() + "/" + name)) {
       return false;
     }
-    Event event = event(deployment, reason, message, name, now, instance);
+    String time = Timestamps.format(now);
+    Event event =
+        new EventBuilder()
+            .withNewMetadata()
+            .withName(name)
+            .withNamespace(deployment.getMetadata().getNamespace())
+            .endMetadata()
+            .withNewInvolvedObject()
+            .withApiVersion("apps/v1")
+            .withKind("Deployment")
+            .withName(deployment.getMetadata().getName())
+            .withNamespace(deployment.getMetadata().getNamespace())
+            .withUid(uid)
+            .endInvolvedObject()
+            .withReason(reason.name())
+            .withMessage(
+                message.length() > MESSAGE_MAX ? message.substring(0, MESSAGE_MAX) : message)
+            .withType(reason.type())
+            .withFirstTimestamp(time)
+            .withLastTimestamp(time)
+            .withCount(1)
+            .withNewSource()
+            .withComponent(COMPONENT)
+            .endSource()
+            .withReportingComponent(COMPONENT)
+            .withReportingInstance(instance)
+            .build();
     try {
       client.v1().events().inNamespace(event.getMetadata().getNamespace()).resource(event).create();
       LOG.debug("Event {} {}: {}", reason.type(), reason, event.getMessage());

@@ -5,7 +5,6 @@ import dev.openfga.operator.model.Keys;
 import dev.openfga.operator.model.Planner;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.config.Cloner;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfigurationBuilder;
@@ -53,19 +52,7 @@ public final class MigrationOperator implements AutoCloseable {
 
   private final FailureEvidence evidence;
 
-  /** The planner and the client's serialization, for the warm-up after start ({@link WarmUp}). */
-  private final Planner planner;
-
-  private final KubernetesSerialization serialization;
-
-  private MigrationOperator(
-      Operator operator,
-      Leadership leadership,
-      FailureEvidence evidence,
-      Planner planner,
-      KubernetesSerialization serialization) {
-    this.planner = planner;
-    this.serialization = serialization;
+  private MigrationOperator(Operator operator, Leadership leadership, FailureEvidence evidence) {
     this.operator = operator;
     this.leadership = leadership;
     this.evidence = evidence;
@@ -147,10 +134,9 @@ public final class MigrationOperator implements AutoCloseable {
               }
             });
     FailureEvidence evidence = new FailureEvidence(client, config.failureLogLines());
-    Planner planner = new Planner(config.policy());
     MigrationReconciler reconciler =
         new MigrationReconciler(
-            planner,
+            new Planner(config.policy()),
             client,
             new EventRecorder(client, identity),
             registry == null ? MigrationMetrics.none() : new MigrationMetrics(registry),
@@ -184,8 +170,7 @@ public final class MigrationOperator implements AutoCloseable {
             c.withItemStore(new TrimmingDeploymentStore());
           }
         });
-    return new MigrationOperator(
-        operator, leadership, evidence, planner, client.getKubernetesSerialization());
+    return new MigrationOperator(operator, leadership, evidence);
   }
 
   /**
@@ -195,7 +180,6 @@ public final class MigrationOperator implements AutoCloseable {
   public void start() {
     operator.start();
     started = true;
-    WarmUp.start(planner, serialization);
   }
 
   /** True once started and every informer is healthy (synced and watching). */
