@@ -256,12 +256,8 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
     jobs.list(j -> Database.sharesOne(databases, j)).forEach(found::add);
     // a Job the cache shows is taken as the cache has it (newer: its status), else as created
     java.util.Set<String> cached = new java.util.HashSet<>();
-    found.forEach(
-        j -> cached.add(j.getMetadata().getNamespace() + "/" + j.getMetadata().getName()));
-    remembered.stream()
-        .filter(
-            j -> !cached.contains(j.getMetadata().getNamespace() + "/" + j.getMetadata().getName()))
-        .forEach(found::add);
+    found.forEach(j -> cached.add(OwnWrites.key(j)));
+    remembered.stream().filter(j -> !cached.contains(OwnWrites.key(j))).forEach(found::add);
     return found;
   }
 

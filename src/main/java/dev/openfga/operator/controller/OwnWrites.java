@@ -84,7 +84,8 @@ final class OwnWrites {
     return cached;
   }
 
-  private static String key(HasMetadata o) {
+  /** {@code namespace/name}, the key of both memories. */
+  static String key(HasMetadata o) {
     return o.getMetadata().getNamespace() + "/" + o.getMetadata().getName();
   }
 }

@@ -10,7 +10,6 @@ import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentSpec;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -129,10 +128,10 @@ final class TrimmingDeploymentStore extends CompactingStore<Deployment> {
     }
     kept.setServiceAccountName(pod.getServiceAccountName());
     kept.setAutomountServiceAccountToken(pod.getAutomountServiceAccountToken());
-    kept.setImagePullSecrets(emptyAsNull(pod.getImagePullSecrets()));
+    kept.setImagePullSecrets(pod.getImagePullSecrets());
     kept.setSecurityContext(pod.getSecurityContext());
     kept.setNodeSelector(pod.getNodeSelector());
-    kept.setTolerations(emptyAsNull(pod.getTolerations()));
+    kept.setTolerations(pod.getTolerations());
     kept.setAffinity(pod.getAffinity());
     return kept;
   }
@@ -148,7 +147,7 @@ final class TrimmingDeploymentStore extends CompactingStore<Deployment> {
     kept.setImage(c.getImage());
     kept.setImagePullPolicy(c.getImagePullPolicy());
     if (c.getEnv() != null) {
-      kept.setEnv(emptyAsNull(MigrationJob.filterEnv(c.getEnv())));
+      kept.setEnv(MigrationJob.filterEnv(c.getEnv()));
     }
     kept.setVolumeMounts(c.getVolumeMounts());
     kept.setResources(c.getResources());
@@ -158,18 +157,8 @@ final class TrimmingDeploymentStore extends CompactingStore<Deployment> {
 
   /** The pod template's Istio and Linkerd annotations (copied with migration-mesh "true"). */
   private static ObjectMeta meshAnnotations(ObjectMeta template) {
-    if (template == null || template.getAnnotations() == null) {
-      return null;
-    }
-    Map<String, String> mesh = new LinkedHashMap<>();
-    template
-        .getAnnotations()
-        .forEach(
-            (k, v) -> {
-              if (MigrationJob.MESH_PREFIXES.stream().anyMatch(k::startsWith)) {
-                mesh.put(k, v);
-              }
-            });
+    Map<String, String> mesh =
+        MigrationJob.meshAnnotations(template == null ? null : template.getAnnotations());
     if (mesh.isEmpty()) {
       return null;
     }
@@ -182,9 +171,5 @@ final class TrimmingDeploymentStore extends CompactingStore<Deployment> {
     if (c.getVolumeMounts() != null) {
       c.getVolumeMounts().forEach(m -> mounted.add(m.getName()));
     }
-  }
-
-  private static <T> List<T> emptyAsNull(List<T> list) {
-    return list == null || list.isEmpty() ? null : list;
   }
 }

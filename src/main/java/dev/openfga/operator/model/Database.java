@@ -83,7 +83,7 @@ public final class Database {
    * u:p@tcp(db:3306)/fga?x=y} keep {@code postgres://db:5432/fga} and {@code tcp(db:3306)/fga};
    * keyword strings ({@code host=db password=p}) lose their user and password.
    */
-  public static String withoutCredentials(String uri) {
+  static String withoutCredentials(String uri) {
     String value = uri.strip();
     int scheme = value.indexOf("://");
     String prefix = "";

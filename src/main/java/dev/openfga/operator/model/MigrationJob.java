@@ -218,7 +218,7 @@ public final class MigrationJob {
   }
 
   /** Annotation key prefixes of Istio and Linkerd, copied to the Job's pod with mesh "true". */
-  public static final List<String> MESH_PREFIXES =
+  static final List<String> MESH_PREFIXES =
       List.of(
           "sidecar.istio.io/",
           "proxy.istio.io/",
@@ -239,16 +239,22 @@ public final class MigrationJob {
       return annotations;
     }
     var template = deployment.getSpec().getTemplate().getMetadata();
-    Map<String, String> own = template == null ? null : template.getAnnotations();
-    if (own != null) {
-      own.forEach(
+    annotations.putAll(meshAnnotations(template == null ? null : template.getAnnotations()));
+    return annotations;
+  }
+
+  /** The Istio and Linkerd annotations among {@code annotations} (none: empty), in their order. */
+  public static Map<String, String> meshAnnotations(Map<String, String> annotations) {
+    Map<String, String> mesh = new LinkedHashMap<>();
+    if (annotations != null) {
+      annotations.forEach(
           (k, v) -> {
             if (MESH_PREFIXES.stream().anyMatch(k::startsWith)) {
-              annotations.put(k, v);
+              mesh.put(k, v);
             }
           });
     }
-    return annotations;
+    return mesh;
   }
 
   private static io.fabric8.kubernetes.api.model.ResourceRequirements copy(

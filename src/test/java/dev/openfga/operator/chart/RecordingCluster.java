@@ -16,8 +16,6 @@ import java.util.function.Predicate;
  * SelfSubjectRulesReview answered with the rules the chart grants.
  */
 final class RecordingCluster implements AutoCloseable {
-  static final String OPERATOR_AGENT = "openfga-operator-under-test";
-
   private final MockCluster cluster = new MockCluster();
 
   RecordingCluster(RbacRules rules) {
@@ -42,7 +40,7 @@ final class RecordingCluster implements AutoCloseable {
 
   /** A client whose every request is counted as the operator's. */
   KubernetesClient operatorClient() {
-    return cluster.newClient(OPERATOR_AGENT);
+    return cluster.operatorClient();
   }
 
   /** Resource calls the operator made, in order (asking what it may do needs no permission). */
@@ -63,7 +61,8 @@ final class RecordingCluster implements AutoCloseable {
   }
 
   private java.util.stream.Stream<MockCluster.ApiRequest> operatorRequests() {
-    return cluster.requests().stream().filter(r -> OPERATOR_AGENT.equals(r.userAgent()));
+    return cluster.requests().stream()
+        .filter(r -> MockCluster.OPERATOR_AGENT.equals(r.userAgent()));
   }
 
   /** Runs each operator Job as {@code script} says; other Jobs stay as they are. */
