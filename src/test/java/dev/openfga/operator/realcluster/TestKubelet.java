@@ -54,8 +54,9 @@ import javax.net.ssl.SSLContext;
  * does is the test's choice ({@link #when}); by default it runs and is Ready. A pod being deleted
  * gets SIGTERM, then SIGKILL after its grace period, is reported terminated and then removed.
  *
- * <p>{@code openfga run} is not started (the servers of a Deployment would fight over ports): its
- * pods are reported Running and Ready, which is what the Deployment controller needs.
+ * <p>{@code openfga run} is not started unless the pod asks with the annotation {@link #SERVE}: its
+ * pods are reported Running and Ready, which is what the Deployment controller needs. A pod that
+ * asks runs the real server on loopback ports of its own, Ready once it answers {@code /healthz}.
  *
  * <p>Native sidecars ({@code initContainers} with {@code restartPolicy: Always}) of a pod whose
  * main container really runs are started first, in order: the image {@code
@@ -120,6 +121,18 @@ final class TestKubelet implements AutoCloseable {
   private final Map<String, PodRun> started = new ConcurrentHashMap<>();
   private final List<Rule> rules = new CopyOnWriteArrayList<>();
   private final List<Run> migrateRuns = new CopyOnWriteArrayList<>();
+
+  /**
+   * Pod annotation: {@code "true"} runs the real {@code openfga run} of the pod's main container
+   * (by default its pods are only reported Ready). The kubelet gives it loopback ports of its own
+   * ({@code OPENFGA_HTTP_ADDR}, {@code OPENFGA_GRPC_ADDR}; playground and metrics off), reports the
+   * pod Ready once {@code /healthz} answers 200, and tells the URL ({@link #serverUrl}).
+   */
+  static final String SERVE = "openfga-operator-test/serve";
+
+  /** namespace/pod → the HTTP URL of its serving {@code openfga run}. */
+  private final Map<String, String> servers = new ConcurrentHashMap<>();
+
   private final Map<String, Duration> slowTermination = new ConcurrentHashMap<>();
   private final java.util.Set<String> failingLogs = ConcurrentHashMap.newKeySet();
   private final CopyOnWriteArrayList<SidecarLog> sidecarLogs = new CopyOnWriteArrayList<>();
@@ -399,6 +412,57 @@ final class TestKubelet implements AutoCloseable {
     }
   }
 
+  /** Whether the pod asks for a real {@code openfga run} ({@link #SERVE}). */
+  private static boolean serves(Pod pod) {
+    Map<String, String> annotations = pod.getMetadata().getAnnotations();
+    return annotations != null && "true".equals(annotations.get(SERVE));
+  }
+
+  private static String podKey(Pod pod) {
+    return pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
+  }
+
+  /**
+   * Waits until the server answers {@code /healthz} with 200 (the readiness the chart's probe asks
+   * for, over HTTP): true then; false when the process ended first.
+   */
+  private static boolean awaitServing(PodRun run, String address) throws InterruptedException {
+    java.net.http.HttpClient http =
+        java.net.http.HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+    java.net.http.HttpRequest healthz =
+        java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://" + address + "/healthz"))
+            .timeout(Duration.ofSeconds(2))
+            .build();
+    while (run.process.isAlive()) {
+      try {
+        if (http.send(healthz, java.net.http.HttpResponse.BodyHandlers.discarding()).statusCode()
+            == 200) {
+          return true;
+        }
+      } catch (IOException notYet) {
+        // not listening yet
+      }
+      Thread.sleep(100);
+    }
+    return false;
+  }
+
+  /**
+   * The HTTP API of the real {@code openfga run} of that pod while it serves ({@link #SERVE}), e.g.
+   * {@code http://127.0.0.1:40123}.
+   */
+  Optional<String> serverUrl(String namespace, String pod) {
+    return Optional.ofNullable(servers.get(namespace + "/" + pod));
+  }
+
+  /** The server URL of any serving pod of the Deployment {@code name} (its pods' name prefix). */
+  Optional<String> serverUrlOf(String namespace, String deployment) {
+    return servers.entrySet().stream()
+        .filter(e -> e.getKey().startsWith(namespace + "/" + deployment + "-"))
+        .map(Map.Entry::getValue)
+        .findFirst();
+  }
+
   private void bind(Pod pod) {
     client
         .bindings()
@@ -441,7 +505,8 @@ final class TestKubelet implements AutoCloseable {
         return;
       }
       List<String> args = container.getArgs() == null ? List.of() : container.getArgs();
-      if (!args.isEmpty() && args.get(0).equals("run")) {
+      boolean server = !args.isEmpty() && args.get(0).equals("run");
+      if (server && !serves(pod)) {
         reportRunning(run, container);
         return;
       }
@@ -464,6 +529,15 @@ final class TestKubelet implements AutoCloseable {
       }
       Path work = Files.createTempDirectory(dir, "pod-");
       env.putIfAbsent("HOME", work.toString());
+      String httpAddress = null;
+      if (server) {
+        // one network for every pod here: each server gets loopback ports of its own
+        httpAddress = "127.0.0.1:" + ControlPlane.freePort();
+        env.put("OPENFGA_HTTP_ADDR", httpAddress);
+        env.put("OPENFGA_GRPC_ADDR", "127.0.0.1:" + ControlPlane.freePort());
+        env.put("OPENFGA_PLAYGROUND_ENABLED", "false");
+        env.put("OPENFGA_METRICS_ENABLED", "false");
+      }
       List<String> command = new ArrayList<>();
       command.add(binary.get().toString());
       command.addAll(PodEnvironment.args(container, env));
@@ -489,12 +563,22 @@ final class TestKubelet implements AutoCloseable {
         migrateRuns.add(migrate);
       }
       ChildProcess.watchdog(run.process.pid());
-      reportRunning(run, container);
+      if (server) {
+        if (awaitServing(run, httpAddress)) {
+          servers.put(podKey(pod), "http://" + httpAddress);
+          reportRunning(run, container);
+        }
+      } else {
+        reportRunning(run, container);
+      }
       int exitCode = run.process.waitFor();
       if (migrate != null) {
         migrateRuns.set(
             migrateRuns.indexOf(migrate),
             new Run(migrate.job(), migrate.pod(), migrate.started(), Instant.now()));
+      }
+      if (server) {
+        servers.remove(podKey(pod));
       }
       stopSidecars(run); // the pod is terminal only once they are stopped
       run.finished = true;
