@@ -142,4 +142,16 @@ compare these rules with the calls the operator makes against a recording API se
   resources: ["pods/log"]
   verbs: ["get"]
 {{- end }}
+{{- if .Values.storesAndModels.enabled }}
+{{- /* FGAStore: the controller's watch, its finalizer and status; the credentials Secrets */}}
+- apiGroups: ["openfga.dev"]
+  resources: ["fgastores"]
+  verbs: ["list", "watch", "patch"]
+- apiGroups: ["openfga.dev"]
+  resources: ["fgastores/status"]
+  verbs: ["patch"]
+- apiGroups: [""]
+  resources: ["secrets"]
+  verbs: ["get"]
+{{- end }}
 {{- end }}

@@ -80,6 +80,13 @@ public enum Flag {
           + " Lease): each write that would be made is logged once at INFO as \"dry run: would"
           + " ...\"; the status command and the metrics show the states. Cannot be combined with"
           + " --leader-elect."),
+  STORES_AND_MODELS(
+      "--stores-and-models",
+      "true|false",
+      "false",
+      "Also reconcile FGAStore resources (group openfga.dev): OpenFGA stores declared in"
+          + " Kubernetes. Needs the FGAStore CRD installed (the chart's storesAndModels.enabled)"
+          + " and get on Secrets for their credentials. Not with --dry-run."),
   LOG_FORMAT("--log-format", "text|json", "text", "Log format: text (one line each) or json."),
   LOG_LEVEL(
       "--log-level",

@@ -250,6 +250,14 @@ public final class Flags {
     StartupConfig config() throws InvalidFlagsException {
       boolean leaderElect = switchValue(Flag.LEADER_ELECT);
       boolean dryRun = switchValue(Flag.DRY_RUN);
+      boolean storesAndModels = switchValue(Flag.STORES_AND_MODELS);
+      if (dryRun && storesAndModels) {
+        problems.add(
+            Flag.STORES_AND_MODELS.option()
+                + " cannot be combined with "
+                + Flag.DRY_RUN.option()
+                + ": the store controller has no dry run yet");
+      }
       if (dryRun && leaderElect) {
         problems.add(
             Flag.DRY_RUN.option()
@@ -299,7 +307,8 @@ public final class Flags {
               Math.toIntExact(ttlSecondsAfterFinished),
               retryCooldown,
               Math.toIntExact(failureLogLines),
-              dryRun);
+              dryRun,
+              storesAndModels);
       return new StartupConfig(operator, new LoggingConfig(logFormat, logLevel));
     }
 

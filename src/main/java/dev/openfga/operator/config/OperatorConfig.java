@@ -14,6 +14,7 @@ import java.util.Set;
  * @param healthAddress host:port of {@code /healthz} and {@code /readyz}, or empty when disabled
  * @param failureLogLines lines of a failed migration pod's log kept as evidence; 0: none read
  * @param dryRun decide and log, write nothing
+ * @param storesAndModels run the FGAStore controller too (its CRD must be installed)
  */
 public record OperatorConfig(
     Set<String> watchNamespaces,
@@ -26,12 +27,41 @@ public record OperatorConfig(
     int ttlSecondsAfterFinished,
     Duration retryCooldown,
     int failureLogLines,
-    boolean dryRun) {
+    boolean dryRun,
+    boolean storesAndModels) {
 
   public static final int DEFAULT_FAILURE_LOG_LINES = 20;
 
   public OperatorConfig {
     watchNamespaces = Set.copyOf(watchNamespaces);
+  }
+
+  /** Without the FGAStore controller. */
+  public OperatorConfig(
+      Set<String> watchNamespaces,
+      boolean leaderElect,
+      Optional<String> leaseNamespace,
+      Optional<String> metricsAddress,
+      Optional<String> healthAddress,
+      int backoffLimit,
+      long activeDeadlineSeconds,
+      int ttlSecondsAfterFinished,
+      Duration retryCooldown,
+      int failureLogLines,
+      boolean dryRun) {
+    this(
+        watchNamespaces,
+        leaderElect,
+        leaseNamespace,
+        metricsAddress,
+        healthAddress,
+        backoffLimit,
+        activeDeadlineSeconds,
+        ttlSecondsAfterFinished,
+        retryCooldown,
+        failureLogLines,
+        dryRun,
+        false);
   }
 
   /** With the default failure evidence (the last 20 log lines). */

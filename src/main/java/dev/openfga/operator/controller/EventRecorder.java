@@ -5,6 +5,7 @@ import dev.openfga.operator.model.Names;
 import dev.openfga.operator.model.Timestamps;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.EventBuilder;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -48,29 +49,54 @@ public final class EventRecorder {
   /** Returns whether the Event is new (not a repeat of a transition already reported). */
   public boolean emit(
       Deployment deployment, EventReason reason, String message, String key, Instant now) {
-    String uid = deployment.getMetadata().getUid();
-    String name = Names.event(deployment.getMetadata().getName(), uid + "/" + reason + "/" + key);
-    if (!emitted.add(deployment.getMetadata().getNamespace() + "/" + name)) {
+    return emit(
+        deployment, "apps/v1", "Deployment", reason.name(), reason.warning(), message, key, now);
+  }
+
+  /**
+   * The same for any object (the FGAStore and FGAModel controllers): an Event of this reason,
+   * {@code Warning} or {@code Normal}, on it.
+   */
+  public boolean emit(
+      HasMetadata object, String reason, boolean warning, String message, String key, Instant now) {
+    return emit(
+        object, object.getApiVersion(), object.getKind(), reason, warning, message, key, now);
+  }
+
+  private boolean emit(
+      HasMetadata object,
+      String apiVersion,
+      String kind,
+      String reason,
+      boolean warning,
+      String message,
+      String key,
+      Instant now) {
+    String uid = object.getMetadata().getUid();
+    String namespace = object.getMetadata().getNamespace();
+    String name = Names.event(object.getMetadata().getName(), uid + "/" + reason + "/" + key);
+    if (!emitted.add(namespace + "/" + name)) {
       return false;
     }
+    String type = warning ? "Warning" : "Normal";
     String time = Timestamps.format(now);
     Event event =
         new EventBuilder()
             .withNewMetadata()
             .withName(name)
-            .withNamespace(deployment.getMetadata().getNamespace())
+            .withNamespace(namespace)
             .endMetadata()
             .withNewInvolvedObject()
-            .withApiVersion("apps/v1")
-            .withKind("Deployment")
-            .withName(deployment.getMetadata().getName())
-            .withNamespace(deployment.getMetadata().getNamespace())
+            .withApiVersion(apiVersion)
+            .withKind(kind)
+            .withName(object.getMetadata().getName())
+            .withNamespace(namespace)
             .withUid(uid)
             .endInvolvedObject()
-            .withReason(reason.name())
+            .withReason(reason)
             .withMessage(
                 message.length() > MESSAGE_MAX ? message.substring(0, MESSAGE_MAX) : message)
-            .withType(reason.type())
+            .withType(type)
             .withFirstTimestamp(time)
             .withLastTimestamp(time)
             .withCount(1)
@@ -81,16 +107,17 @@ public final class EventRecorder {
             .withReportingInstance(instance)
             .build();
     try {
-      client.v1().events().inNamespace(event.getMetadata().getNamespace()).resource(event).create();
-      LOG.debug("Event {} {}: {}", reason.type(), reason, event.getMessage());
+      client.v1().events().inNamespace(namespace).resource(event).create();
+      LOG.debug("Event {} {}: {}", type, reason, event.getMessage());
       return true;
     } catch (KubernetesClientException e) {
       if (e.getCode() != 409) {
-        emitted.remove(deployment.getMetadata().getNamespace() + "/" + name);
+        emitted.remove(namespace + "/" + name);
         LOG.warn(
-            "could not record Event {} on deployment {}: {}",
+            "could not record Event {} on {} {}: {}",
             reason,
-            deployment.getMetadata().getName(),
+            kind,
+            object.getMetadata().getName(),
             e.getMessage());
       }
       return false;

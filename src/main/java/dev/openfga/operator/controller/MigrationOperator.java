@@ -1,6 +1,8 @@
 package dev.openfga.operator.controller;
 
 import dev.openfga.operator.config.OperatorConfig;
+import dev.openfga.operator.fga.FgaApi;
+import dev.openfga.operator.fga.StoreReconciler;
 import dev.openfga.operator.model.Keys;
 import dev.openfga.operator.model.Planner;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -23,6 +25,9 @@ import java.util.UUID;
  */
 public final class MigrationOperator implements AutoCloseable {
   static final String CONTROLLER = "openfga-migration";
+
+  /** The FGAStore controller's name (with --stores-and-models). */
+  static final String STORE_CONTROLLER = "openfga-stores";
 
   /** A safety net: converged Deployments are looked at again this often (no writes). */
   static final Duration RESYNC = Duration.ofMinutes(10);
@@ -134,11 +139,12 @@ public final class MigrationOperator implements AutoCloseable {
               }
             });
     FailureEvidence evidence = new FailureEvidence(client, config.failureLogLines());
+    EventRecorder events = new EventRecorder(client, identity);
     MigrationReconciler reconciler =
         new MigrationReconciler(
             new Planner(config.policy()),
             client,
-            new EventRecorder(client, identity),
+            events,
             registry == null ? MigrationMetrics.none() : new MigrationMetrics(registry),
             evidence,
             clock,
@@ -170,6 +176,20 @@ public final class MigrationOperator implements AutoCloseable {
             c.withItemStore(new TrimmingDeploymentStore());
           }
         });
+    if (config.storesAndModels()) {
+      operator.register(
+          new StoreReconciler(client, FgaApi.defaultHttpClient(), events, clock),
+          c -> {
+            // every event, not only a new generation: a touched FGAStore is looked at again (a
+            // store deleted out of band is found at once, not at the next recheck)
+            c.withName(STORE_CONTROLLER).withRetry(retry).withGenerationAware(false);
+            if (config.watchesAllNamespaces()) {
+              c.watchingAllNamespaces();
+            } else {
+              c.settingNamespaces(config.watchNamespaces());
+            }
+          });
+    }
     return new MigrationOperator(operator, leadership, evidence);
   }
 

@@ -2,6 +2,7 @@ package dev.openfga.operator.controller;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.openfga.operator.fga.FGAStore;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.KubernetesResource;
@@ -49,7 +50,8 @@ public final class OperatorClient {
           Event.class,
           Lease.class,
           SelfSubjectRulesReview.class,
-          Status.class);
+          Status.class,
+          FGAStore.class);
 
   private OperatorClient() {}
 

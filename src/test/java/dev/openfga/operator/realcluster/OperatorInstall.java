@@ -3,6 +3,7 @@ package dev.openfga.operator.realcluster;
 import dev.openfga.operator.chart.OperatorChart;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
@@ -65,6 +66,25 @@ final class OperatorInstall {
             .values("watchNamespace: " + watchNamespace + "\n" + valuesYaml)
             .render();
     KubernetesClient admin = plane.admin();
+    // the chart's CRDs (with storesAndModels.enabled), established before the operator starts
+    for (CustomResourceDefinition crd : chart.all(CustomResourceDefinition.class)) {
+      admin.resource(crd).forceConflicts().serverSideApply();
+      admin
+          .apiextensions()
+          .v1()
+          .customResourceDefinitions()
+          .withName(crd.getMetadata().getName())
+          .waitUntilCondition(
+              c ->
+                  c.getStatus() != null
+                      && c.getStatus().getConditions().stream()
+                          .anyMatch(
+                              k ->
+                                  "Established".equals(k.getType())
+                                      && "True".equals(k.getStatus())),
+              1,
+              java.util.concurrent.TimeUnit.MINUTES);
+    }
     List<HasMetadata> rbac = new ArrayList<>();
     rbac.addAll(chart.all(ServiceAccount.class));
     rbac.addAll(chart.all(Role.class));

@@ -1,0 +1,242 @@
+package dev.openfga.operator.fga;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Collectors;
+
+/**
+ * How the operator authenticates to OpenFGA, from the Secret {@code openfgaRef.credentialsRef}
+ * names. Its keys, named as the OpenFGA SDKs' settings:
+ *
+ * <ul>
+ *   <li>{@code apiToken}: a pre-shared key ({@code OPENFGA_AUTHN_METHOD=preshared}), sent as a
+ *       bearer token;
+ *   <li>or {@code clientId}, {@code clientSecret}, {@code apiTokenIssuer} (a URL, or a host whose
+ *       {@code /oauth/token} is the token endpoint, as the SDKs read it), optional {@code
+ *       apiAudience} and {@code scopes}: OIDC client credentials; the access token is fetched with
+ *       the {@code client_credentials} grant and kept until a minute before it expires.
+ * </ul>
+ *
+ * Values are held in memory only: never written to a status, an Event or a log line; messages name
+ * the Secret and the key, never a value.
+ */
+public final class Credentials {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  static final String API_TOKEN = "apiToken";
+  static final String CLIENT_ID = "clientId";
+  static final String CLIENT_SECRET = "clientSecret";
+  static final String TOKEN_ISSUER = "apiTokenIssuer";
+  static final String AUDIENCE = "apiAudience";
+  static final String SCOPES = "scopes";
+
+  /** The Secret cannot be used; the message names it and the key. */
+  public static final class CredentialsException extends IOException {
+    CredentialsException(String message) {
+      super(message);
+    }
+  }
+
+  private final String source;
+  private final String apiToken;
+  private final String clientId;
+  private final String clientSecret;
+  private final URI tokenEndpoint;
+  private final String audience;
+  private final String scopes;
+  private String accessToken;
+  private Instant expires = Instant.MIN;
+
+  private Credentials(
+      String source,
+      String apiToken,
+      String clientId,
+      String clientSecret,
+      URI tokenEndpoint,
+      String audience,
+      String scopes) {
+    this.source = source;
+    this.apiToken = apiToken;
+    this.clientId = clientId;
+    this.clientSecret = clientSecret;
+    this.tokenEndpoint = tokenEndpoint;
+    this.audience = audience;
+    this.scopes = scopes;
+  }
+
+  /** No authentication. */
+  public static Credentials none() {
+    return new Credentials("none", null, null, null, null, null, null);
+  }
+
+  /**
+   * From a Secret's data (base64 values, as the API returns them); {@code source} names the Secret
+   * in messages ({@code namespace/name}).
+   */
+  public static Credentials fromSecretData(String source, Map<String, String> data)
+      throws CredentialsException {
+    Map<String, String> d = new LinkedHashMap<>();
+    if (data != null) {
+      for (var e : data.entrySet()) {
+        try {
+          d.put(
+              e.getKey(),
+              new String(Base64.getDecoder().decode(e.getValue()), StandardCharsets.UTF_8).strip());
+        } catch (IllegalArgumentException notBase64) {
+          throw new CredentialsException(
+              "Secret " + source + ": key " + e.getKey() + " is not base64");
+        }
+      }
+    }
+    if (d.containsKey(API_TOKEN)) {
+      if (d.get(API_TOKEN).isEmpty()) {
+        throw new CredentialsException("Secret " + source + ": key " + API_TOKEN + " is empty");
+      }
+      return new Credentials(source, d.get(API_TOKEN), null, null, null, null, null);
+    }
+    if (d.containsKey(CLIENT_ID) || d.containsKey(CLIENT_SECRET) || d.containsKey(TOKEN_ISSUER)) {
+      for (String key : new String[] {CLIENT_ID, CLIENT_SECRET, TOKEN_ISSUER}) {
+        if (d.getOrDefault(key, "").isEmpty()) {
+          throw new CredentialsException(
+              "Secret " + source + ": OIDC client credentials need the key " + key);
+        }
+      }
+      return new Credentials(
+          source,
+          null,
+          d.get(CLIENT_ID),
+          d.get(CLIENT_SECRET),
+          tokenEndpoint(source, d.get(TOKEN_ISSUER)),
+          d.get(AUDIENCE),
+          d.get(SCOPES));
+    }
+    throw new CredentialsException(
+        "Secret "
+            + source
+            + " has neither "
+            + API_TOKEN
+            + " (a pre-shared key) nor "
+            + CLIENT_ID
+            + "/"
+            + CLIENT_SECRET
+            + "/"
+            + TOKEN_ISSUER
+            + " (OIDC client credentials)");
+  }
+
+  /** As the SDKs read it: a URL as it is; a bare host means {@code https://host/oauth/token}. */
+  static URI tokenEndpoint(String source, String issuer) throws CredentialsException {
+    String url = issuer.contains("://") ? issuer : "https://" + issuer;
+    URI uri;
+    try {
+      uri = URI.create(url);
+    } catch (IllegalArgumentException e) {
+      throw new CredentialsException("Secret " + source + ": " + TOKEN_ISSUER + " is not a URL");
+    }
+    if (uri.getHost() == null) {
+      throw new CredentialsException("Secret " + source + ": " + TOKEN_ISSUER + " has no host");
+    }
+    if (uri.getPath() == null || uri.getPath().isEmpty() || uri.getPath().equals("/")) {
+      uri = uri.resolve("/oauth/token");
+    }
+    return uri;
+  }
+
+  /** Which kind of credentials these are, for messages. */
+  public String kind() {
+    return apiToken != null
+        ? "pre-shared key"
+        : clientId != null ? "OIDC client credentials" : "none";
+  }
+
+  /** The bearer token for the next call: the key, a valid access token, or empty. */
+  public synchronized Optional<String> bearer(HttpClient http, Clock clock)
+      throws IOException, InterruptedException {
+    if (apiToken != null) {
+      return Optional.of(apiToken);
+    }
+    if (clientId == null) {
+      return Optional.empty();
+    }
+    if (accessToken == null || !clock.instant().isBefore(expires)) {
+      fetch(http, clock);
+    }
+    return Optional.of(accessToken);
+  }
+
+  private void fetch(HttpClient http, Clock clock) throws IOException, InterruptedException {
+    Map<String, String> form = new LinkedHashMap<>();
+    form.put("grant_type", "client_credentials");
+    form.put("client_id", clientId);
+    form.put("client_secret", clientSecret);
+    if (audience != null && !audience.isEmpty()) {
+      form.put("audience", audience);
+    }
+    if (scopes != null && !scopes.isEmpty()) {
+      form.put("scope", scopes);
+    }
+    String body =
+        form.entrySet().stream()
+            .map(
+                e ->
+                    URLEncoder.encode(e.getKey(), StandardCharsets.UTF_8)
+                        + "="
+                        + URLEncoder.encode(e.getValue(), StandardCharsets.UTF_8))
+            .collect(Collectors.joining("&"));
+    HttpResponse<String> response;
+    try {
+      response =
+          http.send(
+              HttpRequest.newBuilder(tokenEndpoint)
+                  .timeout(FgaApi.TIMEOUT)
+                  .header("Content-Type", "application/x-www-form-urlencoded")
+                  .POST(HttpRequest.BodyPublishers.ofString(body))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+    } catch (IOException e) {
+      throw new CredentialsException(
+          "token endpoint "
+              + tokenEndpoint
+              + " (Secret "
+              + source
+              + "): "
+              + e.getClass().getSimpleName());
+    }
+    if (response.statusCode() != 200) {
+      throw new CredentialsException(
+          "token endpoint "
+              + tokenEndpoint
+              + " refused the client credentials of Secret "
+              + source
+              + ": HTTP "
+              + response.statusCode());
+    }
+    JsonNode token = JSON.readTree(response.body());
+    String value = token.path("access_token").asText("");
+    if (value.isEmpty()) {
+      throw new CredentialsException(
+          "token endpoint " + tokenEndpoint + " answered without an access_token");
+    }
+    long seconds = token.path("expires_in").asLong(300);
+    accessToken = value;
+    expires = clock.instant().plus(Duration.ofSeconds(Math.max(0, seconds - 60)));
+  }
+
+  @Override
+  public String toString() {
+    return "Credentials[" + kind() + " from " + source + "]";
+  }
+}

@@ -1,0 +1,307 @@
+package dev.openfga.operator.fga;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The few calls of the OpenFGA HTTP API the store and model controllers make, on the JDK's HTTP
+ * client (ADR 0017): stores (list, get, create, delete) and authorization models (list, write).
+ *
+ * <p>Timeouts on every call. Reads and deletes are retried on a connection failure, a 429 or a 5xx,
+ * with backoff; a create is retried only when it cannot have reached the server (connection
+ * refused, or a 429): a lost answer to a create is found by the controller's next read, which
+ * adopts what was created instead of creating again. The credentials ({@link Credentials}) are sent
+ * as a bearer token and appear in no exception message.
+ */
+public final class FgaApi {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  static final int ATTEMPTS = 4;
+  static final Duration FIRST_BACKOFF = Duration.ofMillis(200);
+  static final Duration TIMEOUT = Duration.ofSeconds(10);
+  private static final int PAGE_SIZE = 100;
+
+  /** A store as the API returns it. */
+  public record Store(String id, String name, String createdAt) {}
+
+  /** An authorization model: its id and its JSON (schema_version, type_definitions, conditions). */
+  public record Model(String id, JsonNode json) {}
+
+  /** An answer other than success: the HTTP status and OpenFGA's own error code and message. */
+  public static final class ApiException extends IOException {
+    private final int status;
+    private final String code;
+
+    ApiException(int status, String code, String message) {
+      super(message);
+      this.status = status;
+      this.code = code;
+    }
+
+    public int status() {
+      return status;
+    }
+
+    /** OpenFGA's error code, e.g. {@code store_id_not_found}, or empty. */
+    public String code() {
+      return code;
+    }
+  }
+
+  private final HttpClient http;
+  private final URI base;
+  private final Bearer bearer;
+  private final Sleeper sleeper;
+
+  /** The bearer token of each call, or empty for none ({@link Credentials#bearer}). */
+  @FunctionalInterface
+  public interface Bearer {
+    Optional<String> get() throws IOException, InterruptedException;
+  }
+
+  /** Waits between attempts (tests pass one that does not wait). */
+  @FunctionalInterface
+  public interface Sleeper {
+    void sleep(Duration d) throws InterruptedException;
+  }
+
+  /**
+   * @param base the API URL, e.g. {@code http://openfga.openfga.svc:8080}
+   * @param bearer the bearer token for each call (a pre-shared key or an OIDC access token), or
+   *     empty for none
+   */
+  public FgaApi(HttpClient http, URI base, Bearer bearer, Sleeper sleeper) {
+    this.http = http;
+    String s = base.toString();
+    this.base = URI.create(s.endsWith("/") ? s.substring(0, s.length() - 1) : s);
+    this.bearer = bearer;
+    this.sleeper = sleeper;
+  }
+
+  public FgaApi(HttpClient http, URI base, Bearer bearer) {
+    this(http, base, bearer, d -> Thread.sleep(d.toMillis()));
+  }
+
+  /** The client the controllers share: HTTP/1.1, a connect timeout. */
+  public static HttpClient defaultHttpClient() {
+    return HttpClient.newBuilder()
+        .version(HttpClient.Version.HTTP_1_1)
+        .connectTimeout(Duration.ofSeconds(5))
+        .build();
+  }
+
+  /** Every store (all pages). */
+  public List<Store> listStores() throws IOException, InterruptedException {
+    List<Store> stores = new ArrayList<>();
+    String token = "";
+    do {
+      JsonNode page =
+          send("GET", "/stores?page_size=" + PAGE_SIZE + continuation(token), null, true);
+      for (JsonNode s : page.path("stores")) {
+        stores.add(store(s));
+      }
+      token = page.path("continuation_token").asText("");
+    } while (!token.isEmpty());
+    return stores;
+  }
+
+  /** The stores that have exactly this name (OpenFGA does not keep names unique). */
+  public List<Store> storesNamed(String name) throws IOException, InterruptedException {
+    return listStores().stream().filter(s -> s.name().equals(name)).toList();
+  }
+
+  /** The store, or empty when the server does not know it (never created, or deleted). */
+  public Optional<Store> getStore(String id) throws IOException, InterruptedException {
+    try {
+      JsonNode s = send("GET", "/stores/" + segment(id), null, true);
+      if (!s.path("deleted_at").asText("").isEmpty()) {
+        return Optional.empty();
+      }
+      return Optional.of(store(s));
+    } catch (ApiException e) {
+      if (e.status() == 404 || e.code().contains("not_found")) {
+        return Optional.empty();
+      }
+      throw e;
+    }
+  }
+
+  public Store createStore(String name) throws IOException, InterruptedException {
+    ObjectNode body = JSON.createObjectNode().put("name", name);
+    return store(send("POST", "/stores", body, false));
+  }
+
+  /** Deletes the store; a store already gone counts as deleted. */
+  public void deleteStore(String id) throws IOException, InterruptedException {
+    try {
+      send("DELETE", "/stores/" + segment(id), null, true);
+    } catch (ApiException e) {
+      if (e.status() != 404 && !e.code().contains("not_found")) {
+        throw e;
+      }
+    }
+  }
+
+  /** Every authorization model of the store, newest first (all pages). */
+  public List<Model> listModels(String storeId) throws IOException, InterruptedException {
+    List<Model> models = new ArrayList<>();
+    String token = "";
+    do {
+      JsonNode page =
+          send(
+              "GET",
+              "/stores/"
+                  + segment(storeId)
+                  + "/authorization-models?page_size="
+                  + 50
+                  + continuation(token),
+              null,
+              true);
+      for (JsonNode m : page.path("authorization_models")) {
+        models.add(new Model(m.path("id").asText(), m));
+      }
+      token = page.path("continuation_token").asText("");
+    } while (!token.isEmpty());
+    return models;
+  }
+
+  /** The newest model's id, or empty for a store without models. */
+  public Optional<String> latestModelId(String storeId) throws IOException, InterruptedException {
+    JsonNode page =
+        send(
+            "GET", "/stores/" + segment(storeId) + "/authorization-models?page_size=1", null, true);
+    JsonNode first = page.path("authorization_models").path(0);
+    return first.isMissingNode() ? Optional.empty() : Optional.of(first.path("id").asText());
+  }
+
+  /**
+   * Writes a model (its JSON: {@code schema_version}, {@code type_definitions}, {@code
+   * conditions}); returns the new model's id.
+   */
+  public String writeModel(String storeId, JsonNode model)
+      throws IOException, InterruptedException {
+    ObjectNode body = JSON.createObjectNode();
+    body.set("schema_version", model.path("schema_version"));
+    body.set("type_definitions", model.path("type_definitions"));
+    if (model.has("conditions")) {
+      body.set("conditions", model.path("conditions"));
+    }
+    JsonNode answer =
+        send("POST", "/stores/" + segment(storeId) + "/authorization-models", body, false);
+    return answer.path("authorization_model_id").asText();
+  }
+
+  private static Store store(JsonNode s) {
+    return new Store(
+        s.path("id").asText(), s.path("name").asText(), s.path("created_at").asText(""));
+  }
+
+  private static String continuation(String token) {
+    return token.isEmpty()
+        ? ""
+        : "&continuation_token=" + URLEncoder.encode(token, StandardCharsets.UTF_8);
+  }
+
+  private static String segment(String id) {
+    if (!id.matches("[A-Za-z0-9_-]+")) {
+      throw new IllegalArgumentException("not an OpenFGA id: " + id);
+    }
+    return id;
+  }
+
+  /** One call with its retries; the answer's JSON ({@code {}} for an empty answer). */
+  private JsonNode send(String method, String path, JsonNode body, boolean idempotent)
+      throws IOException, InterruptedException {
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(URI.create(base + path))
+            .timeout(TIMEOUT)
+            .header("Accept", "application/json");
+    Optional<String> token = bearer.get();
+    if (token.isPresent()) {
+      request.header("Authorization", "Bearer " + token.get());
+    }
+    if (body != null) {
+      request
+          .header("Content-Type", "application/json")
+          .method(method, HttpRequest.BodyPublishers.ofString(body.toString()));
+    } else {
+      request.method(method, HttpRequest.BodyPublishers.noBody());
+    }
+    Duration backoff = FIRST_BACKOFF;
+    for (int attempt = 1; ; attempt++) {
+      boolean last = attempt == ATTEMPTS;
+      HttpResponse<String> response;
+      try {
+        response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+      } catch (IOException e) {
+        boolean notSent = e instanceof ConnectException;
+        if (last || !(idempotent || notSent)) {
+          throw new IOException(
+              method
+                  + " "
+                  + base
+                  + pathOnly(path)
+                  + ": "
+                  + e.getClass().getSimpleName()
+                  + (e.getMessage() == null ? "" : ": " + e.getMessage()),
+              e);
+        }
+        sleeper.sleep(backoff);
+        backoff = backoff.multipliedBy(2);
+        continue;
+      }
+      int status = response.statusCode();
+      if (status >= 200 && status < 300) {
+        String text = response.body();
+        return text == null || text.isBlank() ? JSON.createObjectNode() : JSON.readTree(text);
+      }
+      boolean retryable = status == 429 || (status >= 500 && idempotent);
+      if (retryable && !last) {
+        sleeper.sleep(backoff);
+        backoff = backoff.multipliedBy(2);
+        continue;
+      }
+      throw error(method, path, status, response.body());
+    }
+  }
+
+  private ApiException error(String method, String path, int status, String text) {
+    String code = "";
+    String message = "";
+    try {
+      JsonNode e = JSON.readTree(text == null || text.isBlank() ? "{}" : text);
+      code = e.path("code").asText("");
+      message = e.path("message").asText("");
+    } catch (IOException notJson) {
+      message = text.length() > 200 ? text.substring(0, 200) : text;
+    }
+    return new ApiException(
+        status,
+        code,
+        method
+            + " "
+            + base
+            + pathOnly(path)
+            + ": HTTP "
+            + status
+            + (code.isEmpty() ? "" : " " + code)
+            + (message.isEmpty() ? "" : ": " + message));
+  }
+
+  private static String pathOnly(String path) {
+    int q = path.indexOf('?');
+    return q < 0 ? path : path.substring(0, q);
+  }
+}

@@ -1,0 +1,88 @@
+package dev.openfga.operator.fga;
+
+import dev.openfga.operator.model.DeploymentSettings;
+import dev.openfga.operator.model.ImageVersion;
+import dev.openfga.operator.model.Keys;
+import dev.openfga.operator.model.Names;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * {@code openfgaRef.deploymentRef}: nothing touches the store until the OpenFGA Deployment's
+ * migration to the version it runs is recorded (its status ConfigMap) and it has an available
+ * replica. No peer waits for this; a store created before the schema exists fails, or is created on
+ * a server about to be replaced.
+ */
+final class MigrationGate {
+  private final KubernetesClient client;
+
+  MigrationGate(KubernetesClient client) {
+    this.client = client;
+  }
+
+  /** Why the store must wait, or empty when it need not (no deploymentRef, or ready). */
+  Optional<String> waiting(String namespace, FGAStore.OpenFgaRef ref) {
+    if (ref == null || ref.getDeploymentRef() == null || ref.getDeploymentRef().getName() == null) {
+      return Optional.empty();
+    }
+    String name = ref.getDeploymentRef().getName();
+    // a list by name: the operator's Role lists and watches Deployments, it does not get them
+    List<Deployment> found =
+        client
+            .apps()
+            .deployments()
+            .inNamespace(namespace)
+            .withField("metadata.name", name)
+            .list()
+            .getItems();
+    if (found.isEmpty()) {
+      return Optional.of(
+          "Deployment " + namespace + "/" + name + " (openfgaRef.deploymentRef) does not exist");
+    }
+    Deployment deployment = found.get(0);
+    ConfigMap record =
+        client.configMaps().inNamespace(namespace).withName(Names.statusConfigMap(name)).get();
+    String recorded =
+        record == null || record.getData() == null ? null : record.getData().get(Keys.DATA_VERSION);
+    return waiting(deployment, Optional.ofNullable(recorded));
+  }
+
+  /** The decision, from the Deployment and the version its record holds. */
+  static Optional<String> waiting(Deployment deployment, Optional<String> recorded) {
+    String ref =
+        "Deployment "
+            + deployment.getMetadata().getNamespace()
+            + "/"
+            + deployment.getMetadata().getName();
+    DeploymentSettings settings = DeploymentSettings.of(deployment);
+    Optional<String> desired =
+        deployment.getSpec().getTemplate().getSpec().getContainers().stream()
+            .filter(c -> c.getName().equals(settings.containerName()))
+            .map(Container::getImage)
+            .findFirst()
+            .flatMap(ImageVersion::of);
+    if (desired.isEmpty()) {
+      return Optional.of(ref + ": no OpenFGA version can be read from its container image");
+    }
+    if (recorded.isEmpty() || !recorded.get().equals(desired.get())) {
+      return Optional.of(
+          "waiting for the migration of "
+              + ref
+              + " to "
+              + desired.get()
+              + " (recorded: "
+              + recorded.orElse("none")
+              + ")");
+    }
+    Integer available =
+        deployment.getStatus() == null ? null : deployment.getStatus().getAvailableReplicas();
+    if (available == null || available < 1) {
+      return Optional.of("waiting for " + ref + " to have an available replica");
+    }
+    return Optional.empty();
+  }
+}

@@ -1,0 +1,147 @@
+package dev.openfga.operator.fga;
+
+import dev.openfga.operator.fga.FgaApi.Store;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Collectors;
+
+/**
+ * What to do about an {@link FGAStore}, from what the OpenFGA API said: pure, so every rule is
+ * tested directly ({@code StorePlannerTest}).
+ *
+ * <ul>
+ *   <li>A known store (the spec's {@code storeId}, else the one in the status) is looked up by id;
+ *       gone → {@code StoreMissing}, never re-created under a new id.
+ *   <li>Otherwise by name: none → create; exactly one → adopt; several → {@code
+ *       AmbiguousStoreName}, nothing created.
+ * </ul>
+ */
+public final class StorePlanner {
+  private StorePlanner() {}
+
+  /** Condition reasons and Event reasons of an FGAStore. */
+  public static final String READY = "StoreReady";
+
+  public static final String CREATED = "StoreCreated";
+  public static final String ADOPTED = "StoreAdopted";
+  public static final String MISSING = "StoreMissing";
+  public static final String AMBIGUOUS = "AmbiguousStoreName";
+  public static final String NAME_MISMATCH = "StoreNameMismatch";
+  public static final String WAITING_FOR_MIGRATION = "WaitingForMigration";
+  public static final String INVALID_SPEC = "InvalidSpec";
+  public static final String API_ERROR = "OpenFGARequestFailed";
+  public static final String CREDENTIALS_ERROR = "CredentialsError";
+  public static final String DELETED = "StoreDeleted";
+  public static final String RETAINED = "StoreRetained";
+
+  /** The decision. */
+  public sealed interface Plan {
+    /**
+     * The store exists and is this resource's: record it. {@code event} is the reason of the Event
+     * to emit ({@link #ADOPTED}) or empty when nothing changed.
+     */
+    record Use(Store store, boolean createdByOperator, Optional<String> event) implements Plan {}
+
+    /** No store has the name: create it. */
+    record Create(String name) implements Plan {}
+
+    /**
+     * Nothing can be done: {@code Ready=False} with this reason; an Event too when {@code warn}.
+     */
+    record Blocked(String reason, String message, boolean warn) implements Plan {}
+  }
+
+  /** The id to look up, if one is known: the spec's, else the status's. */
+  public static Optional<String> knownId(FGAStore.Spec spec, FGAStore.Status status) {
+    return Optional.ofNullable(spec.getStoreId())
+        .filter(s -> !s.isBlank())
+        .or(
+            () ->
+                Optional.ofNullable(status)
+                    .map(FGAStore.Status::getStoreId)
+                    .filter(s -> !s.isBlank()));
+  }
+
+  /** A known id was looked up: {@code found} is what the API returned for it. */
+  public static Plan forKnownId(
+      FGAStore.Spec spec, FGAStore.Status status, String id, Optional<Store> found, String url) {
+    if (found.isEmpty()) {
+      return new Plan.Blocked(
+          MISSING,
+          "store "
+              + id
+              + " does not exist in OpenFGA at "
+              + url
+              + " (deleted out of band?); it is not re-created under a new id: delete and"
+              + " re-create this FGAStore to create a new store",
+          true);
+    }
+    Store store = found.get();
+    if (!store.name().equals(spec.getName())) {
+      return new Plan.Blocked(
+          NAME_MISMATCH,
+          "store " + id + " is named \"" + store.name() + "\", not \"" + spec.getName() + "\"",
+          true);
+    }
+    boolean fromStatus =
+        status != null && id.equals(status.getStoreId()) && status.getStoreId() != null;
+    boolean created = fromStatus && Boolean.TRUE.equals(status.getCreatedByOperator());
+    boolean isNew = !fromStatus;
+    return new Plan.Use(store, created, isNew ? Optional.of(ADOPTED) : Optional.empty());
+  }
+
+  /** No id is known: {@code named} are the stores that carry the spec's name. */
+  public static Plan forName(FGAStore.Spec spec, List<Store> named) {
+    if (named.isEmpty()) {
+      return new Plan.Create(spec.getName());
+    }
+    if (named.size() == 1) {
+      return new Plan.Use(named.get(0), false, Optional.of(ADOPTED));
+    }
+    return new Plan.Blocked(
+        AMBIGUOUS,
+        named.size()
+            + " stores are named \""
+            + spec.getName()
+            + "\" in OpenFGA ("
+            + named.stream().map(Store::id).sorted().collect(Collectors.joining(", "))
+            + "): set spec.storeId to the one this FGAStore stands for; nothing was created",
+        true);
+  }
+
+  /** At deletion: the id of the store to delete, if the policy says so and the operator made it. */
+  public static Optional<String> toDelete(FGAStore.Spec spec, FGAStore.Status status) {
+    if (spec.getDeletionPolicy() != FGAStore.DeletionPolicy.Delete || status == null) {
+      return Optional.empty();
+    }
+    if (!Boolean.TRUE.equals(status.getCreatedByOperator())) {
+      return Optional.empty();
+    }
+    return Optional.ofNullable(status.getStoreId()).filter(s -> !s.isBlank());
+  }
+
+  /** Problems of the spec the schema cannot catch, or empty. */
+  public static Optional<String> invalid(FGAStore.Spec spec) {
+    if (spec == null) {
+      return Optional.of("spec is missing");
+    }
+    if (spec.getName() == null || spec.getName().isBlank()) {
+      return Optional.of("spec.name must name the store");
+    }
+    if (spec.getOpenfgaRef() == null || spec.getOpenfgaRef().getUrl() == null) {
+      return Optional.of("spec.openfgaRef.url must be the OpenFGA HTTP API's URL");
+    }
+    String url = spec.getOpenfgaRef().getUrl();
+    try {
+      java.net.URI uri = java.net.URI.create(url);
+      if (!("http".equals(uri.getScheme()) || "https".equals(uri.getScheme()))
+          || uri.getHost() == null) {
+        return Optional.of(
+            "spec.openfgaRef.url " + url + " is not an http:// or https:// URL with a host");
+      }
+    } catch (IllegalArgumentException e) {
+      return Optional.of("spec.openfgaRef.url " + url + " is not a URL");
+    }
+    return Optional.empty();
+  }
+}

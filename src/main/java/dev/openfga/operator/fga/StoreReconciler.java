@@ -1,0 +1,225 @@
+package dev.openfga.operator.fga;
+
+import dev.openfga.operator.controller.EventRecorder;
+import dev.openfga.operator.fga.FgaApi.Store;
+import dev.openfga.operator.fga.StorePlanner.Plan;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
+import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reconciles an {@link FGAStore} with the OpenFGA API: the migration gate, the credentials, then
+ * the {@link StorePlanner}'s decision, carried out and written to the status (condition {@code
+ * Ready}) with an Event for every transition. Deletion ({@link Cleaner}) deletes only a store the
+ * operator created, and only with {@code deletionPolicy: Delete}.
+ */
+public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAStore> {
+  private static final Logger LOG = LoggerFactory.getLogger(StoreReconciler.class);
+
+  /** How often a ready store is checked again (out-of-band deletion → StoreMissing). */
+  static final Duration RECHECK = Duration.ofMinutes(5);
+
+  /** How soon a store that waits (migration, credentials, the API) is looked at again. */
+  static final Duration WAIT = Duration.ofSeconds(10);
+
+  private final KubernetesClient client;
+  private final HttpClient http;
+  private final EventRecorder events;
+  private final Clock clock;
+  private final MigrationGate gate;
+
+  public StoreReconciler(
+      KubernetesClient client, HttpClient http, EventRecorder events, Clock clock) {
+    this.client = client;
+    this.http = http;
+    this.events = events;
+    this.clock = clock;
+    this.gate = new MigrationGate(client);
+  }
+
+  @Override
+  public UpdateControl<FGAStore> reconcile(FGAStore store, Context<FGAStore> context) {
+    FGAStore.Spec spec = store.getSpec();
+    FGAStore.Status old = store.getStatus();
+    FGAStore.Status next = copy(old);
+    next.setObservedGeneration(store.getMetadata().getGeneration());
+
+    Optional<String> invalid = StorePlanner.invalid(spec);
+    if (invalid.isPresent()) {
+      return blocked(store, next, StorePlanner.INVALID_SPEC, invalid.get(), true, null);
+    }
+    Optional<String> waiting =
+        gate.waiting(store.getMetadata().getNamespace(), spec.getOpenfgaRef());
+    if (waiting.isPresent()) {
+      return blocked(store, next, StorePlanner.WAITING_FOR_MIGRATION, waiting.get(), false, WAIT);
+    }
+    String url = spec.getOpenfgaRef().getUrl();
+    Plan plan;
+    try {
+      FgaApi api = api(store);
+      Optional<String> known = StorePlanner.knownId(spec, old);
+      plan =
+          known.isPresent()
+              ? StorePlanner.forKnownId(spec, old, known.get(), api.getStore(known.get()), url)
+              : StorePlanner.forName(spec, api.storesNamed(spec.getName()));
+      if (plan instanceof Plan.Create create) {
+        Store created = api.createStore(create.name());
+        LOG.atInfo()
+            .addKeyValue("fgastore", ref(store))
+            .addKeyValue("storeId", created.id())
+            .log("created OpenFGA store \"{}\" at {}", create.name(), url);
+        plan = new Plan.Use(created, true, Optional.of(StorePlanner.CREATED));
+      }
+    } catch (Credentials.CredentialsException e) {
+      return blocked(store, next, StorePlanner.CREDENTIALS_ERROR, e.getMessage(), true, WAIT);
+    } catch (IOException e) {
+      return blocked(store, next, StorePlanner.API_ERROR, e.getMessage(), true, WAIT);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return UpdateControl.noUpdate();
+    }
+    if (plan instanceof Plan.Blocked b) {
+      return blocked(store, next, b.reason(), b.message(), b.warn(), RECHECK);
+    }
+    Plan.Use use = (Plan.Use) plan;
+    next.setStoreId(use.store().id());
+    next.setCreatedByOperator(use.createdByOperator());
+    String message = "store \"" + use.store().name() + "\" (" + use.store().id() + ") at " + url;
+    use.event()
+        .ifPresent(
+            reason ->
+                events.emit(
+                    store,
+                    reason,
+                    false,
+                    (reason.equals(StorePlanner.CREATED) ? "created " : "adopted ") + message,
+                    use.store().id(),
+                    clock.instant()));
+    Conditions.set(next, "Ready", true, StorePlanner.READY, message, clock.instant());
+    return update(store, old, next, RECHECK);
+  }
+
+  @Override
+  public DeleteControl cleanup(FGAStore store, Context<FGAStore> context) {
+    Optional<String> id = StorePlanner.toDelete(store.getSpec(), store.getStatus());
+    if (id.isEmpty()) {
+      LOG.atInfo()
+          .addKeyValue("fgastore", ref(store))
+          .log(
+              "FGAStore deleted; the OpenFGA store is kept (deletionPolicy Retain, or not created by the operator)");
+      return DeleteControl.defaultDelete();
+    }
+    try {
+      api(store).deleteStore(id.get());
+      LOG.atInfo()
+          .addKeyValue("fgastore", ref(store))
+          .addKeyValue("storeId", id.get())
+          .log("deleted OpenFGA store (deletionPolicy Delete)");
+      return DeleteControl.defaultDelete();
+    } catch (IOException e) {
+      LOG.atWarn()
+          .addKeyValue("fgastore", ref(store))
+          .log("could not delete OpenFGA store {}: {}; trying again", id.get(), e.getMessage());
+      events.emit(
+          store,
+          StorePlanner.API_ERROR,
+          true,
+          "could not delete store " + id.get() + ": " + e.getMessage(),
+          "delete",
+          clock.instant());
+      return DeleteControl.noFinalizerRemoval().rescheduleAfter(WAIT);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return DeleteControl.noFinalizerRemoval();
+    }
+  }
+
+  /** The API client for this store's server, with its credentials (read from the Secret now). */
+  private FgaApi api(FGAStore store) throws Credentials.CredentialsException {
+    FGAStore.OpenFgaRef ref = store.getSpec().getOpenfgaRef();
+    Credentials credentials = credentials(client, store.getMetadata().getNamespace(), ref);
+    return new FgaApi(http, URI.create(ref.getUrl()), () -> credentials.bearer(http, clock));
+  }
+
+  /** The credentials the Secret {@code credentialsRef} holds, or none without one. */
+  static Credentials credentials(KubernetesClient client, String namespace, FGAStore.OpenFgaRef ref)
+      throws Credentials.CredentialsException {
+    if (ref.getCredentialsRef() == null || ref.getCredentialsRef().getName() == null) {
+      return Credentials.none();
+    }
+    String name = ref.getCredentialsRef().getName();
+    Secret secret;
+    try {
+      secret = client.secrets().inNamespace(namespace).withName(name).get();
+    } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+      throw new Credentials.CredentialsException(
+          "Secret " + namespace + "/" + name + " cannot be read: HTTP " + e.getCode());
+    }
+    if (secret == null) {
+      throw new Credentials.CredentialsException(
+          "Secret " + namespace + "/" + name + " (openfgaRef.credentialsRef) does not exist");
+    }
+    return Credentials.fromSecretData(namespace + "/" + name, secret.getData());
+  }
+
+  private UpdateControl<FGAStore> blocked(
+      FGAStore store,
+      FGAStore.Status next,
+      String reason,
+      String message,
+      boolean warn,
+      Duration again) {
+    boolean changed = Conditions.set(next, "Ready", false, reason, message, clock.instant());
+    if (changed) {
+      LOG.atWarn().addKeyValue("fgastore", ref(store)).addKeyValue("reason", reason).log(message);
+      if (warn) {
+        events.emit(store, reason, true, message, reason + "/" + message, clock.instant());
+      }
+    }
+    return update(store, store.getStatus(), next, again);
+  }
+
+  /**
+   * Patches the status when it changed: the patch is the difference between the cached object and a
+   * copy of it with the new status, so it touches {@code /status} only.
+   */
+  private UpdateControl<FGAStore> update(
+      FGAStore store, FGAStore.Status old, FGAStore.Status next, Duration again) {
+    UpdateControl<FGAStore> control;
+    if (Conditions.sameStatus(old, next)) {
+      control = UpdateControl.noUpdate();
+    } else {
+      FGAStore patched = client.getKubernetesSerialization().clone(store);
+      patched.setStatus(next);
+      control = UpdateControl.patchStatus(patched);
+    }
+    return again == null ? control : control.rescheduleAfter(again);
+  }
+
+  private static FGAStore.Status copy(FGAStore.Status old) {
+    FGAStore.Status s = new FGAStore.Status();
+    if (old != null) {
+      s.setStoreId(old.getStoreId());
+      s.setCreatedByOperator(old.getCreatedByOperator());
+      s.setObservedGeneration(old.getObservedGeneration());
+      s.setConditions(Conditions.copy(old.getConditions()));
+    }
+    return s;
+  }
+
+  private static String ref(FGAStore store) {
+    return store.getMetadata().getNamespace() + "/" + store.getMetadata().getName();
+  }
+}

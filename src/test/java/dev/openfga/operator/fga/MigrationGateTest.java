@@ -1,0 +1,46 @@
+package dev.openfga.operator.fga;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.openfga.operator.testing.Fixtures;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.DeploymentStatusBuilder;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** openfgaRef.deploymentRef: a store waits for the recorded migration and an available replica. */
+class MigrationGateTest {
+  private static Deployment openfga(String version, Integer available) {
+    Deployment d = Fixtures.openfga().name("openfga").namespace("auth").version(version).build();
+    d.setStatus(new DeploymentStatusBuilder().withAvailableReplicas(available).build());
+    return d;
+  }
+
+  @Test
+  void waitsUntilTheRunningVersionsMigrationIsRecorded() {
+    assertThat(MigrationGate.waiting(openfga("v1.9.0", 1), Optional.empty()))
+        .get()
+        .asString()
+        .contains("Deployment auth/openfga")
+        .contains("v1.9.0")
+        .contains("recorded: none");
+    assertThat(MigrationGate.waiting(openfga("v1.9.0", 1), Optional.of("v1.8.0")))
+        .get()
+        .asString()
+        .contains("recorded: v1.8.0");
+  }
+
+  @Test
+  void waitsForAnAvailableReplicaOnceMigrated() {
+    assertThat(MigrationGate.waiting(openfga("v1.9.0", 0), Optional.of("v1.9.0")))
+        .get()
+        .asString()
+        .contains("available replica");
+    assertThat(MigrationGate.waiting(openfga("v1.9.0", null), Optional.of("v1.9.0"))).isPresent();
+  }
+
+  @Test
+  void opensWhenMigratedAndAvailable() {
+    assertThat(MigrationGate.waiting(openfga("v1.9.0", 2), Optional.of("v1.9.0"))).isEmpty();
+  }
+}

@@ -1,0 +1,159 @@
+package dev.openfga.operator.fga;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.openfga.operator.fga.FgaApi.Store;
+import dev.openfga.operator.fga.StorePlanner.Plan;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** Every rule of the FGAStore decision, directly. */
+class StorePlannerTest {
+  private static final String URL = "http://openfga.openfga:8080";
+  private static final String ID_A = "01HVMMBCMGZNT3SED4Z17ECXCA";
+  private static final String ID_B = "01HVMMBCMGZNT3SED4Z17ECXCB";
+
+  private static FGAStore.Spec spec(String name, String storeId, FGAStore.DeletionPolicy policy) {
+    FGAStore.Spec spec = new FGAStore.Spec();
+    spec.setName(name);
+    spec.setStoreId(storeId);
+    spec.setDeletionPolicy(policy);
+    FGAStore.OpenFgaRef ref = new FGAStore.OpenFgaRef();
+    ref.setUrl(URL);
+    spec.setOpenfgaRef(ref);
+    return spec;
+  }
+
+  private static FGAStore.Status status(String storeId, Boolean created) {
+    FGAStore.Status status = new FGAStore.Status();
+    status.setStoreId(storeId);
+    status.setCreatedByOperator(created);
+    return status;
+  }
+
+  private static Store store(String id, String name) {
+    return new Store(id, name, "2026-01-01T00:00:00Z");
+  }
+
+  @Test
+  void noStoreWithTheNameIsCreated() {
+    assertThat(StorePlanner.forName(spec("app", null, null), List.of()))
+        .isEqualTo(new Plan.Create("app"));
+  }
+
+  @Test
+  void exactlyOneStoreWithTheNameIsAdoptedNotCreatedByTheOperator() {
+    Plan plan = StorePlanner.forName(spec("app", null, null), List.of(store(ID_A, "app")));
+    assertThat(plan)
+        .isEqualTo(new Plan.Use(store(ID_A, "app"), false, Optional.of(StorePlanner.ADOPTED)));
+  }
+
+  @Test
+  void severalStoresWithTheNameCreateNothingAndNameEveryId() {
+    Plan plan =
+        StorePlanner.forName(
+            spec("app", null, null), List.of(store(ID_B, "app"), store(ID_A, "app")));
+    assertThat(plan).isInstanceOf(Plan.Blocked.class);
+    Plan.Blocked blocked = (Plan.Blocked) plan;
+    assertThat(blocked.reason()).isEqualTo(StorePlanner.AMBIGUOUS);
+    assertThat(blocked.warn()).isTrue();
+    assertThat(blocked.message())
+        .contains("2 stores are named \"app\"")
+        .contains(ID_A + ", " + ID_B)
+        .contains("spec.storeId");
+  }
+
+  @Test
+  void theKnownIdIsTheSpecsElseTheStatuss() {
+    assertThat(StorePlanner.knownId(spec("app", ID_A, null), status(ID_B, true))).contains(ID_A);
+    assertThat(StorePlanner.knownId(spec("app", null, null), status(ID_B, true))).contains(ID_B);
+    assertThat(StorePlanner.knownId(spec("app", null, null), null)).isEmpty();
+    assertThat(StorePlanner.knownId(spec("app", "", null), status("", null))).isEmpty();
+  }
+
+  @Test
+  void aKnownStoreThatIsGoneIsMissingAndNeverRecreated() {
+    Plan plan =
+        StorePlanner.forKnownId(
+            spec("app", null, null), status(ID_A, true), ID_A, Optional.empty(), URL);
+    assertThat(plan).isInstanceOf(Plan.Blocked.class);
+    Plan.Blocked blocked = (Plan.Blocked) plan;
+    assertThat(blocked.reason()).isEqualTo(StorePlanner.MISSING);
+    assertThat(blocked.warn()).isTrue();
+    assertThat(blocked.message()).contains(ID_A).contains(URL).contains("not re-created");
+  }
+
+  @Test
+  void aKnownStoreStillThereKeepsWhetherTheOperatorCreatedIt() {
+    assertThat(
+            StorePlanner.forKnownId(
+                spec("app", null, null),
+                status(ID_A, true),
+                ID_A,
+                Optional.of(store(ID_A, "app")),
+                URL))
+        .isEqualTo(new Plan.Use(store(ID_A, "app"), true, Optional.empty()));
+    assertThat(
+            StorePlanner.forKnownId(
+                spec("app", null, null),
+                status(ID_A, false),
+                ID_A,
+                Optional.of(store(ID_A, "app")),
+                URL))
+        .isEqualTo(new Plan.Use(store(ID_A, "app"), false, Optional.empty()));
+  }
+
+  @Test
+  void aStoreIdInTheSpecIsAdoptedExactlyAndNeverCountsAsCreated() {
+    // the status says the operator created ID_B; the spec now names ID_A: adopted, not created
+    assertThat(
+            StorePlanner.forKnownId(
+                spec("app", ID_A, null),
+                status(ID_B, true),
+                ID_A,
+                Optional.of(store(ID_A, "app")),
+                URL))
+        .isEqualTo(new Plan.Use(store(ID_A, "app"), false, Optional.of(StorePlanner.ADOPTED)));
+  }
+
+  @Test
+  void aStoreIdWhoseStoreHasAnotherNameIsRefused() {
+    Plan plan =
+        StorePlanner.forKnownId(
+            spec("app", ID_A, null), null, ID_A, Optional.of(store(ID_A, "other")), URL);
+    assertThat(plan).isInstanceOf(Plan.Blocked.class);
+    assertThat(((Plan.Blocked) plan).reason()).isEqualTo(StorePlanner.NAME_MISMATCH);
+    assertThat(((Plan.Blocked) plan).message()).contains("\"other\"").contains("\"app\"");
+  }
+
+  @Test
+  void onlyAStoreTheOperatorCreatedIsDeletedAndOnlyWithDelete() {
+    FGAStore.Spec delete = spec("app", null, FGAStore.DeletionPolicy.Delete);
+    assertThat(StorePlanner.toDelete(delete, status(ID_A, true))).contains(ID_A);
+    assertThat(StorePlanner.toDelete(delete, status(ID_A, false))).isEmpty();
+    assertThat(StorePlanner.toDelete(delete, status(ID_A, null))).isEmpty();
+    assertThat(StorePlanner.toDelete(delete, null)).isEmpty();
+    assertThat(StorePlanner.toDelete(delete, status(null, true))).isEmpty();
+    assertThat(
+            StorePlanner.toDelete(
+                spec("app", null, FGAStore.DeletionPolicy.Retain), status(ID_A, true)))
+        .isEmpty();
+    assertThat(StorePlanner.toDelete(spec("app", null, null), status(ID_A, true)))
+        .as("Retain is the default")
+        .isEmpty();
+  }
+
+  @Test
+  void aSpecWithoutNameOrUsableUrlIsInvalid() {
+    assertThat(StorePlanner.invalid(spec("app", null, null))).isEmpty();
+    assertThat(StorePlanner.invalid(spec(" ", null, null))).get().asString().contains("spec.name");
+    FGAStore.Spec noUrl = spec("app", null, null);
+    noUrl.getOpenfgaRef().setUrl(null);
+    assertThat(StorePlanner.invalid(noUrl)).get().asString().contains("openfgaRef.url");
+    FGAStore.Spec ftp = spec("app", null, null);
+    ftp.getOpenfgaRef().setUrl("ftp://openfga");
+    assertThat(StorePlanner.invalid(ftp)).get().asString().contains("ftp://openfga");
+    assertThat(StorePlanner.invalid(null)).contains("spec is missing");
+  }
+}

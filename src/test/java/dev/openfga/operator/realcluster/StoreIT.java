@@ -1,0 +1,327 @@
+package dev.openfga.operator.realcluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.openfga.operator.fga.FGAStore;
+import dev.openfga.operator.fga.FgaApi;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.MixedOperation;
+import io.fabric8.kubernetes.client.dsl.Resource;
+import java.net.URI;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * FGAStore against the real OpenFGA server (run by the test kubelet on PostgreSQL after the
+ * operator's migration), with the chart's CRD and RBAC enforced by the real API server: create,
+ * adopt, ambiguous names, a store deleted out of band, Retain and Delete, the migration gate, and a
+ * pre-shared key.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class StoreIT {
+  @RegisterExtension static final RealCluster cluster = new RealCluster();
+  private static final Duration WAIT = Duration.ofMinutes(2);
+  private static final String KEY = "it-preshared-key-1";
+
+  private static String url;
+  private static FgaApi fga;
+
+  @BeforeAll
+  static void openfgaAndTheOperator() {
+    Postgres.Database db = cluster.postgres().createDatabase("stores");
+    cluster.startOperator(
+        cluster.installOperator(
+            cluster.namespace(),
+            "leaderElection: {enabled: false}\nstoresAndModels: {enabled: true}\n"),
+        "operator-0");
+    serve("openfga", db, Map.of());
+    url = cluster.kubelet().serverUrlOf(cluster.namespace(), "openfga").orElseThrow();
+    fga = new FgaApi(FgaApi.defaultHttpClient(), URI.create(url), Optional::empty);
+  }
+
+  /** An OpenFGA Deployment whose pods run the real server; waits until it is available. */
+  private static void serve(String name, Postgres.Database db, Map<String, String> env) {
+    String ns = cluster.namespace();
+    var fixture = UpstreamOpenFga.fixture(ns, name, Binaries.NEW_OPENFGA, 1, null);
+    env.forEach(fixture::envVar);
+    Deployment deployment = fixture.build();
+    var template = deployment.getSpec().getTemplate().getMetadata();
+    if (template.getAnnotations() == null) {
+      template.setAnnotations(new HashMap<>());
+    }
+    template.getAnnotations().put(TestKubelet.SERVE, "true");
+    cluster.client().resource(UpstreamOpenFga.datastoreSecret(ns, name, db.ownerUri())).create();
+    cluster.client().resource(deployment).create();
+    await().atMost(WAIT).until(() -> cluster.kubelet().serverUrlOf(ns, name).isPresent());
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                Optional.ofNullable(
+                            cluster
+                                .client()
+                                .apps()
+                                .deployments()
+                                .inNamespace(ns)
+                                .withName(name)
+                                .get()
+                                .getStatus()
+                                .getAvailableReplicas())
+                        .orElse(0)
+                    >= 1);
+  }
+
+  private static MixedOperation<FGAStore, ?, Resource<FGAStore>> stores() {
+    return cluster.client().resources(FGAStore.class);
+  }
+
+  private static FGAStore apply(
+      String name, String storeName, FGAStore.DeletionPolicy policy, String storeId) {
+    return apply(name, storeName, policy, storeId, url, null, null);
+  }
+
+  private static FGAStore apply(
+      String name,
+      String storeName,
+      FGAStore.DeletionPolicy policy,
+      String storeId,
+      String serverUrl,
+      String credentials,
+      String deployment) {
+    FGAStore store = new FGAStore();
+    store.setMetadata(
+        new ObjectMetaBuilder().withName(name).withNamespace(cluster.namespace()).build());
+    FGAStore.Spec spec = new FGAStore.Spec();
+    spec.setName(storeName);
+    spec.setDeletionPolicy(policy);
+    spec.setStoreId(storeId);
+    FGAStore.OpenFgaRef ref = new FGAStore.OpenFgaRef();
+    ref.setUrl(serverUrl);
+    if (credentials != null) {
+      ref.setCredentialsRef(new FGAStore.NameRef(credentials));
+    }
+    if (deployment != null) {
+      ref.setDeploymentRef(new FGAStore.NameRef(deployment));
+    }
+    spec.setOpenfgaRef(ref);
+    store.setSpec(spec);
+    return stores().inNamespace(cluster.namespace()).resource(store).create();
+  }
+
+  private static FGAStore get(String name) {
+    return stores().inNamespace(cluster.namespace()).withName(name).get();
+  }
+
+  private static Condition ready(String name) {
+    FGAStore store = get(name);
+    if (store == null || store.getStatus() == null) {
+      return null;
+    }
+    return store.getStatus().getConditions().stream()
+        .filter(c -> "Ready".equals(c.getType()))
+        .findFirst()
+        .orElse(null);
+  }
+
+  private static Condition awaitReason(String name, String reason) {
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> assertThat(ready(name)).extracting(Condition::getReason).isEqualTo(reason));
+    return ready(name);
+  }
+
+  private static List<Event> events(String name, String reason) {
+    return cluster
+        .client()
+        .v1()
+        .events()
+        .inNamespace(cluster.namespace())
+        .list()
+        .getItems()
+        .stream()
+        .filter(e -> name.equals(e.getInvolvedObject().getName()))
+        .filter(e -> "FGAStore".equals(e.getInvolvedObject().getKind()))
+        .filter(e -> reason.equals(e.getReason()))
+        .toList();
+  }
+
+  private static long named(String storeName) throws Exception {
+    return fga.storesNamed(storeName).size();
+  }
+
+  @Test
+  @Order(1)
+  void aNewNameIsCreatedOnceAndTheStatusSaysSo() throws Exception {
+    apply("created", "it-created", null, null);
+    Condition ready = awaitReason("created", "StoreReady");
+    assertThat(ready.getStatus()).isEqualTo("True");
+    FGAStore store = get("created");
+    assertThat(store.getStatus().getCreatedByOperator()).isTrue();
+    assertThat(fga.getStore(store.getStatus().getStoreId()))
+        .get()
+        .extracting(FgaApi.Store::name)
+        .isEqualTo("it-created");
+    assertThat(events("created", "StoreCreated")).hasSize(1);
+    // looked at again (an annotation: a new event) it writes nothing and creates nothing
+    stores()
+        .inNamespace(cluster.namespace())
+        .withName("created")
+        .edit(
+            s -> {
+              s.getMetadata().setAnnotations(Map.of("touch", "1"));
+              return s;
+            });
+    ControlPlane.sleep(Duration.ofSeconds(3));
+    assertThat(named("it-created")).isEqualTo(1);
+    assertThat(get("created").getStatus().getStoreId()).isEqualTo(store.getStatus().getStoreId());
+  }
+
+  @Test
+  @Order(2)
+  void anExistingStoreWithTheNameIsAdoptedNotDuplicated() throws Exception {
+    FgaApi.Store existing = fga.createStore("it-adopted");
+    apply("adopted", "it-adopted", null, null);
+    awaitReason("adopted", "StoreReady");
+    FGAStore store = get("adopted");
+    assertThat(store.getStatus().getStoreId()).isEqualTo(existing.id());
+    assertThat(store.getStatus().getCreatedByOperator()).isFalse();
+    assertThat(named("it-adopted")).isEqualTo(1);
+    assertThat(events("adopted", "StoreAdopted")).hasSize(1);
+  }
+
+  @Test
+  @Order(3)
+  void twoStoresWithTheNameAreAmbiguousAndNothingIsCreatedUntilAStoreIdIsGiven() throws Exception {
+    FgaApi.Store first = fga.createStore("it-dup");
+    fga.createStore("it-dup");
+    apply("dup", "it-dup", null, null);
+    Condition ready = awaitReason("dup", "AmbiguousStoreName");
+    assertThat(ready.getStatus()).isEqualTo("False");
+    assertThat(ready.getMessage()).contains(first.id()).contains("spec.storeId");
+    assertThat(events("dup", "AmbiguousStoreName")).hasSize(1);
+    assertThat(named("it-dup")).isEqualTo(2);
+
+    stores()
+        .inNamespace(cluster.namespace())
+        .withName("dup")
+        .edit(
+            s -> {
+              s.getSpec().setStoreId(first.id());
+              return s;
+            });
+    awaitReason("dup", "StoreReady");
+    assertThat(get("dup").getStatus().getStoreId()).isEqualTo(first.id());
+    assertThat(named("it-dup")).isEqualTo(2);
+  }
+
+  @Test
+  @Order(4)
+  void aStoreDeletedOutOfBandIsMissingAndNeverRecreated() throws Exception {
+    apply("vanishing", "it-vanishing", null, null);
+    awaitReason("vanishing", "StoreReady");
+    String id = get("vanishing").getStatus().getStoreId();
+    fga.deleteStore(id);
+    stores()
+        .inNamespace(cluster.namespace())
+        .withName("vanishing")
+        .edit(
+            s -> {
+              s.getMetadata().setAnnotations(Map.of("touch", "1"));
+              return s;
+            });
+    Condition ready = awaitReason("vanishing", "StoreMissing");
+    assertThat(ready.getMessage()).contains(id).contains("not re-created");
+    assertThat(events("vanishing", "StoreMissing")).hasSize(1);
+    ControlPlane.sleep(Duration.ofSeconds(3));
+    assertThat(named("it-vanishing")).isZero();
+    assertThat(get("vanishing").getStatus().getStoreId()).isEqualTo(id);
+  }
+
+  @Test
+  @Order(5)
+  void deleteRemovesOnlyAStoreTheOperatorCreatedAndRetainKeepsIt() throws Exception {
+    apply("retained", "it-retained", FGAStore.DeletionPolicy.Retain, null);
+    apply("deleted", "it-deleted", FGAStore.DeletionPolicy.Delete, null);
+    FgaApi.Store foreign = fga.createStore("it-foreign");
+    apply("foreign", "it-foreign", FGAStore.DeletionPolicy.Delete, null);
+    awaitReason("retained", "StoreReady");
+    awaitReason("deleted", "StoreReady");
+    awaitReason("foreign", "StoreReady");
+    String deletedId = get("deleted").getStatus().getStoreId();
+
+    for (String name : List.of("retained", "deleted", "foreign")) {
+      stores().inNamespace(cluster.namespace()).withName(name).delete();
+    }
+    for (String name : List.of("retained", "deleted", "foreign")) {
+      await().atMost(WAIT).until(() -> get(name) == null);
+    }
+    assertThat(named("it-retained")).isEqualTo(1);
+    assertThat(fga.getStore(deletedId)).isEmpty();
+    assertThat(fga.getStore(foreign.id())).as("adopted, so never deleted").isPresent();
+  }
+
+  @Test
+  @Order(6)
+  void aStoreWaitsForItsDeploymentsMigrationThenIsCreated() throws Exception {
+    apply("gated", "it-gated", null, null, url, null, "openfga-gated");
+    Condition waiting = awaitReason("gated", "WaitingForMigration");
+    assertThat(waiting.getMessage()).contains("openfga-gated").contains("does not exist");
+    assertThat(named("it-gated")).isZero();
+
+    serve("openfga-gated", cluster.postgres().createDatabase("gated"), Map.of());
+    awaitReason("gated", "StoreReady");
+    assertThat(named("it-gated")).isEqualTo(1);
+  }
+
+  @Test
+  @Order(7)
+  void aPreSharedKeyFromTheSecretIsSentAndAWrongOneIsReported() throws Exception {
+    serve(
+        "openfga-psk",
+        cluster.postgres().createDatabase("psk"),
+        Map.of("OPENFGA_AUTHN_METHOD", "preshared", "OPENFGA_AUTHN_PRESHARED_KEYS", KEY));
+    String pskUrl = cluster.kubelet().serverUrlOf(cluster.namespace(), "openfga-psk").orElseThrow();
+    KubernetesClient client = cluster.client();
+    for (var secret : Map.of("good-key", KEY, "bad-key", "not-the-key").entrySet()) {
+      client
+          .resource(
+              new SecretBuilder()
+                  .withNewMetadata()
+                  .withName(secret.getKey())
+                  .withNamespace(cluster.namespace())
+                  .endMetadata()
+                  .withStringData(Map.of("apiToken", secret.getValue()))
+                  .build())
+          .create();
+    }
+    apply("psk", "it-psk", null, null, pskUrl, "good-key", null);
+    apply("psk-bad", "it-psk-bad", null, null, pskUrl, "bad-key", null);
+    apply("psk-none", "it-psk-none", null, null, pskUrl, "no-such-secret", null);
+    awaitReason("psk", "StoreReady");
+    Condition bad = awaitReason("psk-bad", "OpenFGARequestFailed");
+    assertThat(bad.getMessage()).contains("HTTP 401").doesNotContain("not-the-key");
+    Condition none = awaitReason("psk-none", "CredentialsError");
+    assertThat(none.getMessage()).contains("no-such-secret").contains("does not exist");
+
+    FgaApi withKey =
+        new FgaApi(FgaApi.defaultHttpClient(), URI.create(pskUrl), () -> Optional.of(KEY));
+    assertThat(withKey.storesNamed("it-psk")).hasSize(1);
+    assertThat(withKey.storesNamed("it-psk-bad")).isEmpty();
+  }
+}
