@@ -1,6 +1,7 @@
 package dev.openfga.operator.controller;
 
 import dev.openfga.operator.config.OperatorConfig;
+import dev.openfga.operator.fga.FGAStore;
 import dev.openfga.operator.fga.FgaApi;
 import dev.openfga.operator.fga.StoreReconciler;
 import dev.openfga.operator.model.Keys;
@@ -32,12 +33,18 @@ public final class MigrationOperator implements AutoCloseable {
   /** A safety net: converged Deployments are looked at again this often (no writes). */
   static final Duration RESYNC = Duration.ofMinutes(10);
 
-  /** Hands the reconcile the cached object (docs/performance.md: CPU per event). */
+  /**
+   * Hands the migration reconcile the cached object (docs/performance.md: CPU per event). An
+   * FGAStore is copied: JOSDK adds its finalizer and patches its status as the difference between
+   * the cached object and a changed copy, and with no copy there is no difference.
+   */
   private static final Cloner NO_COPY =
       new Cloner() {
         @Override
         public <R extends HasMetadata> R clone(R object) {
-          return object;
+          return object instanceof FGAStore
+              ? io.fabric8.kubernetes.client.utils.Serialization.clone(object)
+              : object;
         }
       };
 

@@ -1,0 +1,166 @@
+package dev.openfga.operator.fga;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import dev.openfga.operator.config.OperatorConfig;
+import dev.openfga.operator.testing.MockCluster;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The FGAStore controller in the real operator against the mock API server and a fake OpenFGA
+ * (stores in a map): the fast tier; the rules against the real server are {@code StoreIT}.
+ */
+class StoreScenarioTest {
+  private static final Duration WAIT = Duration.ofSeconds(20);
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private MockCluster cluster;
+  private HttpServer openfga;
+  private final Map<String, String> stores = new ConcurrentHashMap<>();
+  private final AtomicInteger ids = new AtomicInteger();
+
+  @BeforeEach
+  void start() throws IOException {
+    cluster = new MockCluster();
+    openfga = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    openfga.createContext("/stores", this::serve);
+    openfga.start();
+    OperatorConfig base = MockCluster.config(Duration.ofSeconds(2), 1);
+    OperatorConfig config =
+        new OperatorConfig(
+            base.watchNamespaces(),
+            false,
+            base.leaseNamespace(),
+            base.metricsAddress(),
+            base.healthAddress(),
+            base.backoffLimit(),
+            base.activeDeadlineSeconds(),
+            base.ttlSecondsAfterFinished(),
+            base.retryCooldown(),
+            base.failureLogLines(),
+            false,
+            true);
+    cluster.startOperator(config, "operator-a");
+  }
+
+  @AfterEach
+  void stop() {
+    cluster.close();
+    openfga.stop(0);
+  }
+
+  private void serve(HttpExchange exchange) throws IOException {
+    String path = exchange.getRequestURI().getPath();
+    String method = exchange.getRequestMethod();
+    int status = 200;
+    ObjectNode body = JSON.createObjectNode();
+    if (path.equals("/stores") && method.equals("GET")) {
+      ArrayNode list = body.putArray("stores");
+      stores.forEach((id, name) -> list.addObject().put("id", id).put("name", name));
+    } else if (path.equals("/stores") && method.equals("POST")) {
+      String name = JSON.readTree(exchange.getRequestBody()).path("name").asText();
+      String id = String.format("01HVMMBCMGZNT3SED4Z17E%04d", ids.incrementAndGet());
+      stores.put(id, name);
+      body.put("id", id).put("name", name);
+      status = 201;
+    } else {
+      String id = path.substring("/stores/".length());
+      if (!stores.containsKey(id)) {
+        status = 404;
+        body.put("code", "store_id_not_found");
+      } else if (method.equals("DELETE")) {
+        stores.remove(id);
+        status = 204;
+      } else {
+        body.put("id", id).put("name", stores.get(id));
+      }
+    }
+    byte[] out = status == 204 ? new byte[0] : body.toString().getBytes(StandardCharsets.UTF_8);
+    exchange.sendResponseHeaders(status, out.length == 0 ? -1 : out.length);
+    try (OutputStream o = exchange.getResponseBody()) {
+      o.write(out);
+    }
+  }
+
+  private FGAStore apply(String name, String storeName) {
+    FGAStore store = new FGAStore();
+    store.setMetadata(new ObjectMetaBuilder().withName(name).withNamespace(MockCluster.NS).build());
+    FGAStore.Spec spec = new FGAStore.Spec();
+    spec.setName(storeName);
+    FGAStore.OpenFgaRef ref = new FGAStore.OpenFgaRef();
+    ref.setUrl("http://127.0.0.1:" + openfga.getAddress().getPort());
+    spec.setOpenfgaRef(ref);
+    store.setSpec(spec);
+    return cluster
+        .client()
+        .resources(FGAStore.class)
+        .inNamespace(MockCluster.NS)
+        .resource(store)
+        .create();
+  }
+
+  private Condition ready(String name) {
+    FGAStore s =
+        cluster.client().resources(FGAStore.class).inNamespace(MockCluster.NS).withName(name).get();
+    return s == null || s.getStatus() == null
+        ? null
+        : s.getStatus().getConditions().stream()
+            .filter(c -> c.getType().equals("Ready"))
+            .findFirst()
+            .orElse(null);
+  }
+
+  @Test
+  void aNewStoreIsCreatedOnceAndReportedReady() {
+    apply("app", "app-store");
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> assertThat(ready("app")).extracting(Condition::getStatus).isEqualTo("True"));
+    assertThat(stores).containsValue("app-store").hasSize(1);
+    FGAStore s =
+        cluster
+            .client()
+            .resources(FGAStore.class)
+            .inNamespace(MockCluster.NS)
+            .withName("app")
+            .get();
+    assertThat(s.getStatus().getStoreId()).isIn(stores.keySet());
+    assertThat(s.getStatus().getCreatedByOperator()).isTrue();
+    assertThat(s.getMetadata().getFinalizers()).isNotEmpty();
+  }
+
+  @Test
+  void twoStoresWithTheNameBlockAndCreateNothing() {
+    stores.put("01HVMMBCMGZNT3SED4Z17EAAAA", "dup");
+    stores.put("01HVMMBCMGZNT3SED4Z17EBBBB", "dup");
+    apply("dup", "dup");
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () ->
+                assertThat(ready("dup"))
+                    .extracting(Condition::getReason)
+                    .isEqualTo("AmbiguousStoreName"));
+    assertThat(stores).hasSize(2);
+  }
+}
