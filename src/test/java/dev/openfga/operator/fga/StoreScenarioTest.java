@@ -146,7 +146,7 @@ class StoreScenarioTest {
             .get();
     assertThat(s.getStatus().getStoreId()).isIn(stores.keySet());
     assertThat(s.getStatus().getCreatedByOperator()).isTrue();
-    assertThat(s.getMetadata().getFinalizers()).isNotEmpty();
+    assertThat(s.getMetadata().getFinalizers()).containsExactly("fgastores.openfga.dev/finalizer");
   }
 
   @Test

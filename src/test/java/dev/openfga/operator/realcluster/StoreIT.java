@@ -324,4 +324,91 @@ class StoreIT {
     assertThat(withKey.storesNamed("it-psk")).hasSize(1);
     assertThat(withKey.storesNamed("it-psk-bad")).isEmpty();
   }
+
+  @Test
+  @Order(8)
+  void oidcClientCredentialsFromTheSecretGetATokenTheServerAccepts() throws Exception {
+    try (OidcIssuer issuer =
+        new OidcIssuer("client-1", "secret-1", "https://api.openfga.example")) {
+      serve(
+          "openfga-oidc",
+          cluster.postgres().createDatabase("oidc"),
+          Map.of(
+              "OPENFGA_AUTHN_METHOD", "oidc",
+              "OPENFGA_AUTHN_OIDC_ISSUER", issuer.url(),
+              "OPENFGA_AUTHN_OIDC_AUDIENCE", "https://api.openfga.example"));
+      String oidcUrl =
+          cluster.kubelet().serverUrlOf(cluster.namespace(), "openfga-oidc").orElseThrow();
+      cluster
+          .client()
+          .resource(
+              new SecretBuilder()
+                  .withNewMetadata()
+                  .withName("oidc-client")
+                  .withNamespace(cluster.namespace())
+                  .endMetadata()
+                  .withStringData(
+                      Map.of(
+                          "clientId", "client-1",
+                          "clientSecret", "secret-1",
+                          "apiTokenIssuer", issuer.url() + "/oauth/token",
+                          "apiAudience", "https://api.openfga.example"))
+                  .build())
+          .create();
+      apply("oidc", "it-oidc", null, null, oidcUrl, "oidc-client", null);
+      awaitReason("oidc", "StoreReady");
+      assertThat(issuer.tokensIssued()).isPositive();
+      FgaApi withToken =
+          new FgaApi(
+              FgaApi.defaultHttpClient(), URI.create(oidcUrl), () -> Optional.of(issuer.token()));
+      assertThat(withToken.storesNamed("it-oidc")).hasSize(1);
+      // without a token the server refuses: the store was made with the fetched one
+      assertThat(
+              org.assertj.core.api.Assertions.catchThrowable(
+                  () ->
+                      new FgaApi(FgaApi.defaultHttpClient(), URI.create(oidcUrl), Optional::empty)
+                          .listStores()))
+          .isInstanceOf(FgaApi.ApiException.class)
+          .hasMessageContaining("HTTP 401");
+    }
+  }
+
+  @Test
+  @Order(9)
+  void theApiServerRefusesARenamedStoreAndAChangedStoreId() {
+    apply("immutable", "it-immutable", null, null);
+    awaitReason("immutable", "StoreReady");
+    Throwable renamed =
+        org.assertj.core.api.Assertions.catchThrowable(
+            () ->
+                stores()
+                    .inNamespace(cluster.namespace())
+                    .withName("immutable")
+                    .edit(
+                        s -> {
+                          s.getSpec().setName("it-renamed");
+                          return s;
+                        }));
+    assertThat(renamed).hasMessageContaining("spec.name is immutable");
+    stores()
+        .inNamespace(cluster.namespace())
+        .withName("immutable")
+        .edit(
+            s -> {
+              s.getSpec().setStoreId(s.getStatus().getStoreId());
+              return s;
+            });
+    Throwable changed =
+        org.assertj.core.api.Assertions.catchThrowable(
+            () ->
+                stores()
+                    .inNamespace(cluster.namespace())
+                    .withName("immutable")
+                    .edit(
+                        s -> {
+                          s.getSpec().setStoreId("01HVMMBCMGZNT3SED4Z17ECXCA");
+                          return s;
+                        }));
+    assertThat(changed).hasMessageContaining("spec.storeId can be added, never changed or removed");
+  }
 }
