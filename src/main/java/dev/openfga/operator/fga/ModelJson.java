@@ -1,0 +1,160 @@
+package dev.openfga.operator.fga;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.openfga.language.DslToJsonTransformer;
+import dev.openfga.language.errors.DslErrorsException;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * An authorization model as the FGAModel controller compares models: its JSON normalised, and a
+ * hash of that. Two models that OpenFGA treats the same hash the same, whatever their source (DSL
+ * with other whitespace or comments, JSON with other key order, or a model read back from the API
+ * with its id and empty fields), so an unchanged model is never written twice and a model already
+ * in the store is recognised (openfga/openfga #811: every write is a new model id).
+ *
+ * <p>Normalising: the model's {@code id} and the provenance fields ({@code source_info}, {@code
+ * module}, {@code file}) are dropped, and every null and empty string; an empty {@code conditions},
+ * {@code metadata}, {@code relations} or {@code directly_related_user_types} is as none (an empty
+ * {@code this} or {@code wildcard} is kept: it means something); object keys are sorted; the type
+ * definitions are sorted by type and each relation's directly related user types by their JSON. The
+ * order of a rewrite's children ({@code union}, {@code intersection}) is kept: it is what the
+ * author wrote.
+ */
+public final class ModelJson {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+  private static final String ROOT = "$root";
+
+  /** Keys whose empty value means the same as no value; elsewhere {@code {}} has a meaning. */
+  private static final java.util.Set<String> EMPTY_IS_ABSENT =
+      java.util.Set.of("conditions", "metadata", "relations", "directly_related_user_types");
+
+  /** Fields that say where a model came from, not what it says. */
+  private static final java.util.Set<String> PROVENANCE =
+      java.util.Set.of("source_info", "module", "file");
+
+  private ModelJson() {}
+
+  /** The model cannot be used; the message says where and why (the DSL parser's own words). */
+  public static final class InvalidModel extends Exception {
+    InvalidModel(String message) {
+      super(message);
+    }
+  }
+
+  /** A normalised model: canonical JSON and {@code sha256:<hex>} of it. */
+  public record Normalised(JsonNode json, String hash) {}
+
+  /** From the DSL, through OpenFGA's own transformer and validator. */
+  public static Normalised fromDsl(String dsl) throws InvalidModel {
+    try {
+      String json = new DslToJsonTransformer().transform(dsl);
+      return of(JSON.readTree(json));
+    } catch (DslErrorsException e) {
+      throw new InvalidModel("the model DSL does not parse: " + e.getMessage());
+    } catch (IOException e) {
+      throw new InvalidModel("the model DSL cannot be read: " + e.getMessage());
+    }
+  }
+
+  /** From JSON (as {@code fga model write --file model.json} takes it). */
+  public static Normalised fromJson(String json) throws InvalidModel {
+    JsonNode node;
+    try {
+      node = JSON.readTree(json);
+    } catch (IOException e) {
+      throw new InvalidModel("the model JSON does not parse: " + e.getMessage());
+    }
+    if (node == null
+        || !node.path("schema_version").isTextual()
+        || !node.path("type_definitions").isArray()) {
+      throw new InvalidModel(
+          "the model JSON needs schema_version (a string) and type_definitions (an array)");
+    }
+    return of(node);
+  }
+
+  /** Any model JSON, e.g. one the API returned. */
+  public static Normalised of(JsonNode model) {
+    JsonNode normal = normalise(model, ROOT);
+    if (normal == null) {
+      normal = NODES.objectNode();
+    }
+    return new Normalised(normal, hash(normal));
+  }
+
+  /** The normal form of {@code node}, the value of {@code key}; null when it is to be left out. */
+  private static JsonNode normalise(JsonNode node, String key) {
+    if (node == null || node.isNull() || node.isMissingNode()) {
+      return null;
+    }
+    if (node.isTextual() && node.asText().isEmpty()) {
+      return null;
+    }
+    if (node.isObject()) {
+      Map<String, JsonNode> fields = new TreeMap<>();
+      for (var it = node.fields(); it.hasNext(); ) {
+        var field = it.next();
+        String name = field.getKey();
+        if (PROVENANCE.contains(name) || (key.equals(ROOT) && name.equals("id"))) {
+          continue;
+        }
+        JsonNode value = normalise(field.getValue(), name);
+        if (value != null) {
+          fields.put(name, value);
+        }
+      }
+      if (fields.isEmpty() && EMPTY_IS_ABSENT.contains(key)) {
+        return null;
+      }
+      ObjectNode out = NODES.objectNode();
+      fields.forEach(out::set);
+      return out;
+    }
+    if (node.isArray()) {
+      List<JsonNode> items = new ArrayList<>();
+      for (JsonNode item : node) {
+        JsonNode value = normalise(item, "");
+        if (value != null) {
+          items.add(value);
+        }
+      }
+      if (items.isEmpty() && EMPTY_IS_ABSENT.contains(key)) {
+        return null;
+      }
+      if (key.equals("type_definitions")) {
+        items.sort(Comparator.comparing(t -> t.path("type").asText()));
+      } else if (key.equals("directly_related_user_types")) {
+        items.sort(Comparator.comparing(JsonNode::toString));
+      }
+      ArrayNode out = NODES.arrayNode();
+      items.forEach(out::add);
+      return out;
+    }
+    return node;
+  }
+
+  private static String hash(JsonNode normal) {
+    try {
+      byte[] digest =
+          MessageDigest.getInstance("SHA-256")
+              .digest(normal.toString().getBytes(StandardCharsets.UTF_8));
+      return "sha256:" + HexFormat.of().formatHex(digest);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}
