@@ -143,12 +143,16 @@ compare these rules with the calls the operator makes against a recording API se
   verbs: ["get"]
 {{- end }}
 {{- if .Values.storesAndModels.enabled }}
-{{- /* FGAStore: the controller's watch, its finalizer and status; the credentials Secrets */}}
+{{- /* FGAStore and FGAModel: the controllers' watches, finalizer and status (get: the store of a
+model); the credentials Secrets */}}
 - apiGroups: ["openfga.dev"]
   resources: ["fgastores"]
-  verbs: ["list", "watch", "patch"]
+  verbs: ["get", "list", "watch", "patch"]
 - apiGroups: ["openfga.dev"]
-  resources: ["fgastores/status"]
+  resources: ["fgamodels"]
+  verbs: ["list", "watch"]
+- apiGroups: ["openfga.dev"]
+  resources: ["fgastores/status", "fgamodels/status"]
   verbs: ["patch"]
 - apiGroups: [""]
   resources: ["secrets"]

@@ -84,9 +84,10 @@ public enum Flag {
       "--stores-and-models",
       "true|false",
       "false",
-      "Also reconcile FGAStore resources (group openfga.dev): OpenFGA stores declared in"
-          + " Kubernetes. Needs the FGAStore CRD installed (the chart's storesAndModels.enabled)"
-          + " and get on Secrets for their credentials. Not with --dry-run."),
+      "Also reconcile FGAStore and FGAModel resources (group openfga.dev): OpenFGA stores and"
+          + " authorization models declared in Kubernetes. Needs their CRDs installed (the chart's"
+          + " storesAndModels.enabled) and get on Secrets for their credentials. Not with"
+          + " --dry-run."),
   LOG_FORMAT("--log-format", "text|json", "text", "Log format: text (one line each) or json."),
   LOG_LEVEL(
       "--log-level",

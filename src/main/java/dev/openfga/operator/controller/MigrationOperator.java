@@ -1,8 +1,8 @@
 package dev.openfga.operator.controller;
 
 import dev.openfga.operator.config.OperatorConfig;
-import dev.openfga.operator.fga.FGAStore;
 import dev.openfga.operator.fga.FgaApi;
+import dev.openfga.operator.fga.ModelReconciler;
 import dev.openfga.operator.fga.StoreReconciler;
 import dev.openfga.operator.model.Keys;
 import dev.openfga.operator.model.Planner;
@@ -30,19 +30,22 @@ public final class MigrationOperator implements AutoCloseable {
   /** The FGAStore controller's name (with --stores-and-models). */
   static final String STORE_CONTROLLER = "openfga-stores";
 
+  /** The FGAModel controller's name (with --stores-and-models). */
+  static final String MODEL_CONTROLLER = "openfga-models";
+
   /** A safety net: converged Deployments are looked at again this often (no writes). */
   static final Duration RESYNC = Duration.ofMinutes(10);
 
   /**
    * Hands the migration reconcile the cached object (docs/performance.md: CPU per event). An
-   * FGAStore is copied: JOSDK adds its finalizer and patches its status as the difference between
-   * the cached object and a changed copy, and with no copy there is no difference.
+   * FGAStore or FGAModel is copied: JOSDK adds a finalizer and patches a status as the difference
+   * between the cached object and a changed copy, and with no copy there is no difference.
    */
   private static final Cloner NO_COPY =
       new Cloner() {
         @Override
         public <R extends HasMetadata> R clone(R object) {
-          return object instanceof FGAStore
+          return object instanceof io.fabric8.kubernetes.client.CustomResource<?, ?>
               ? io.fabric8.kubernetes.client.utils.Serialization.clone(object)
               : object;
         }
@@ -190,6 +193,18 @@ public final class MigrationOperator implements AutoCloseable {
             // every event, not only a new generation: a touched FGAStore is looked at again (a
             // store deleted out of band is found at once, not at the next recheck)
             c.withName(STORE_CONTROLLER).withRetry(retry).withGenerationAware(false);
+            if (config.watchesAllNamespaces()) {
+              c.watchingAllNamespaces();
+            } else {
+              c.settingNamespaces(config.watchNamespaces());
+            }
+          });
+    }
+    if (config.storesAndModels()) {
+      operator.register(
+          new ModelReconciler(client, FgaApi.defaultHttpClient(), events, clock),
+          c -> {
+            c.withName(MODEL_CONTROLLER).withRetry(retry).withGenerationAware(false);
             if (config.watchesAllNamespaces()) {
               c.watchingAllNamespaces();
             } else {

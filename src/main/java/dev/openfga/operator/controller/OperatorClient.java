@@ -2,6 +2,7 @@ package dev.openfga.operator.controller;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.openfga.operator.fga.FGAModel;
 import dev.openfga.operator.fga.FGAStore;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Event;
@@ -51,7 +52,8 @@ public final class OperatorClient {
           Lease.class,
           SelfSubjectRulesReview.class,
           Status.class,
-          FGAStore.class);
+          FGAStore.class,
+          FGAModel.class);
 
   private OperatorClient() {}
 

@@ -18,7 +18,8 @@ import java.util.Optional;
 
 /**
  * The few calls of the OpenFGA HTTP API the store and model controllers make, on the JDK's HTTP
- * client (ADR 0017): stores (list, get, create, delete) and authorization models (list, write).
+ * client (ADR 0017): stores (list, get, create, delete), authorization models (list, write), and
+ * for a model's tests in a scratch store: tuple writes, check and list-objects.
  *
  * <p>Timeouts on every call. Reads and deletes are retried on a connection failure, a 429 or a 5xx,
  * with backoff; a create is retried only when it cannot have reached the server (connection
@@ -201,6 +202,51 @@ public final class FgaApi {
     JsonNode answer =
         send("POST", "/stores/" + segment(storeId) + "/authorization-models", body, false);
     return answer.path("authorization_model_id").asText();
+  }
+
+  /** Writes relationship tuples ({@code user}, {@code relation}, {@code object}[, condition]). */
+  public void writeTuples(String storeId, String modelId, List<JsonNode> tuples)
+      throws IOException, InterruptedException {
+    for (int from = 0; from < tuples.size(); from += 100) { // OpenFGA takes 100 per write
+      ObjectNode body = JSON.createObjectNode().put("authorization_model_id", modelId);
+      var keys = body.putObject("writes").putArray("tuple_keys");
+      tuples.subList(from, Math.min(tuples.size(), from + 100)).forEach(keys::add);
+      send("POST", "/stores/" + segment(storeId) + "/write", body, false);
+    }
+  }
+
+  /** Whether {@code user} has {@code relation} on {@code object} ({@code context}: or null). */
+  public boolean check(
+      String storeId, String modelId, String user, String relation, String object, JsonNode context)
+      throws IOException, InterruptedException {
+    ObjectNode body = JSON.createObjectNode().put("authorization_model_id", modelId);
+    body.putObject("tuple_key").put("user", user).put("relation", relation).put("object", object);
+    if (context != null && !context.isMissingNode() && !context.isNull()) {
+      body.set("context", context);
+    }
+    return send("POST", "/stores/" + segment(storeId) + "/check", body, true)
+        .path("allowed")
+        .asBoolean(false);
+  }
+
+  /** The objects of {@code type} on which {@code user} has {@code relation}. */
+  public List<String> listObjects(
+      String storeId, String modelId, String user, String relation, String type, JsonNode context)
+      throws IOException, InterruptedException {
+    ObjectNode body =
+        JSON.createObjectNode()
+            .put("authorization_model_id", modelId)
+            .put("user", user)
+            .put("relation", relation)
+            .put("type", type);
+    if (context != null && !context.isMissingNode() && !context.isNull()) {
+      body.set("context", context);
+    }
+    List<String> objects = new ArrayList<>();
+    send("POST", "/stores/" + segment(storeId) + "/list-objects", body, true)
+        .path("objects")
+        .forEach(o -> objects.add(o.asText()));
+    return objects;
   }
 
   private static Store store(JsonNode s) {

@@ -148,8 +148,19 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
 
   /** The API client for this store's server, with its credentials (read from the Secret now). */
   private FgaApi api(FGAStore store) throws Credentials.CredentialsException {
-    FGAStore.OpenFgaRef ref = store.getSpec().getOpenfgaRef();
-    Credentials credentials = credentials(client, store.getMetadata().getNamespace(), ref);
+    return api(
+        client, http, clock, store.getMetadata().getNamespace(), store.getSpec().getOpenfgaRef());
+  }
+
+  /** The API client for the server {@code ref} names (the FGAModel controller uses it too). */
+  static FgaApi api(
+      KubernetesClient client,
+      HttpClient http,
+      Clock clock,
+      String namespace,
+      FGAStore.OpenFgaRef ref)
+      throws Credentials.CredentialsException {
+    Credentials credentials = credentials(client, namespace, ref);
     return new FgaApi(http, URI.create(ref.getUrl()), () -> credentials.bearer(http, clock));
   }
 

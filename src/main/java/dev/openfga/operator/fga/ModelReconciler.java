@@ -1,0 +1,497 @@
+package dev.openfga.operator.fga;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.openfga.operator.controller.EventRecorder;
+import dev.openfga.operator.fga.ModelPlanner.Entry;
+import dev.openfga.operator.fga.ModelPlanner.Known;
+import dev.openfga.operator.fga.ModelPlanner.Plan;
+import dev.openfga.operator.model.Keys;
+import dev.openfga.operator.model.Names;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import java.io.IOException;
+import java.net.http.HttpClient;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reconciles an {@link FGAModel}: its model normalised ({@link ModelJson}), its store (a ready
+ * {@link FGAStore}), the {@link ModelPlanner}'s decision, the tests gate ({@link ModelTests}), then
+ * at most one model write, the status, and the publication: the ConfigMap {@code
+ * publish.configMapName} and the pod-template annotation {@value #MODEL_ID} of the Deployments that
+ * opt in with {@value #MODEL}. Models cannot be deleted in OpenFGA: deleting the resource only ends
+ * the publication (the ConfigMap is owned by it; the annotations stay).
+ */
+public final class ModelReconciler implements Reconciler<FGAModel> {
+  private static final Logger LOG = LoggerFactory.getLogger(ModelReconciler.class);
+
+  /** Deployment annotation: the name of the FGAModel (same namespace) whose id it runs with. */
+  public static final String MODEL = "openfga.dev/model";
+
+  /** Pod-template annotation the operator sets: the model id (a new id rolls the pods once). */
+  public static final String MODEL_ID = "openfga.dev/model-id";
+
+  static final String READY = "ModelReady";
+  static final String WRITTEN = "ModelWritten";
+  static final String ADOPTED = "ModelAdopted";
+  static final String REVERTED = "ModelReverted";
+  static final String STORE_NOT_READY = "StoreNotReady";
+  static final String INVALID_MODEL = "InvalidModel";
+  static final String TESTS_FAILED = "TestsFailed";
+  static final String PUBLISH_CONFLICT = "PublishConflict";
+
+  static final int DEFAULT_HISTORY = 10;
+  static final Duration RECHECK = Duration.ofMinutes(5);
+  static final Duration WAIT = Duration.ofSeconds(10);
+  static final Duration SOURCE_RECHECK = Duration.ofSeconds(30);
+
+  private final KubernetesClient client;
+  private final HttpClient http;
+  private final EventRecorder events;
+  private final Clock clock;
+
+  public ModelReconciler(
+      KubernetesClient client, HttpClient http, EventRecorder events, Clock clock) {
+    this.client = client;
+    this.http = http;
+    this.events = events;
+    this.clock = clock;
+  }
+
+  @Override
+  public UpdateControl<FGAModel> reconcile(FGAModel model, Context<FGAModel> context) {
+    FGAModel.Spec spec = model.getSpec();
+    FGAModel.Status old = model.getStatus();
+    FGAModel.Status next = copy(old);
+    next.setObservedGeneration(model.getMetadata().getGeneration());
+    String ns = model.getMetadata().getNamespace();
+    Duration again = spec.getModelFrom() != null ? SOURCE_RECHECK : RECHECK;
+
+    ModelJson.Normalised desired;
+    JsonNode tests;
+    try {
+      desired = source(ns, spec);
+      tests =
+          spec.getTests() == null || spec.getTests().isBlank()
+              ? null
+              : ModelTests.parse(spec.getTests());
+    } catch (ModelJson.InvalidModel e) {
+      return blocked(model, next, INVALID_MODEL, e.getMessage(), true, again);
+    } catch (ModelTests.InvalidTests e) {
+      return blocked(model, next, INVALID_MODEL, e.getMessage(), true, again);
+    }
+
+    String storeName = spec.getStoreRef() == null ? null : spec.getStoreRef().getName();
+    FGAStore store =
+        storeName == null
+            ? null
+            : client.resources(FGAStore.class).inNamespace(ns).withName(storeName).get();
+    Optional<String> notReady = storeNotReady(ns, storeName, store);
+    if (notReady.isPresent()) {
+      return blocked(model, next, STORE_NOT_READY, notReady.get(), false, WAIT);
+    }
+    String storeId = store.getStatus().getStoreId();
+    String url = store.getSpec().getOpenfgaRef().getUrl();
+    Known known = known(old, storeId);
+    try {
+      FgaApi api = StoreReconciler.api(client, http, clock, ns, store.getSpec().getOpenfgaRef());
+      List<FgaApi.Model> models = api.listModels(storeId);
+      Plan plan = ModelPlanner.plan(desired, known, models);
+      Optional<String> current = known.current().map(Entry::modelId);
+      boolean changes =
+          plan instanceof Plan.Write
+              || (plan instanceof Plan.Use use && !Optional.of(use.modelId()).equals(current));
+      if (tests != null && changes) {
+        Optional<String> failed =
+            ModelTests.run(
+                api, "fgamodel-test-" + desired.hash().substring(7, 19), desired.json(), tests);
+        if (failed.isPresent()) {
+          publish(model, next, url, storeId);
+          return blocked(
+              model,
+              next,
+              TESTS_FAILED,
+              failed.get()
+                  + current
+                      .map(id -> "; model " + id + " stays published")
+                      .orElse("; nothing is published"),
+              true,
+              again);
+        }
+      }
+      String modelId;
+      Optional<String> newer = Optional.empty();
+      if (plan instanceof Plan.Use use) {
+        modelId = use.modelId();
+        newer = use.newerInStore();
+        if (!use.how().equals("unchanged")) {
+          String reason = use.how().equals("revert") ? REVERTED : ADOPTED;
+          events.emit(
+              model,
+              reason,
+              false,
+              (reason.equals(REVERTED) ? "reverted to model " : "adopted model ")
+                  + modelId
+                  + " already in store "
+                  + storeId
+                  + " (same content, nothing written)",
+              modelId,
+              clock.instant());
+        }
+      } else {
+        modelId = api.writeModel(storeId, desired.json());
+        LOG.atInfo()
+            .addKeyValue("fgamodel", ns + "/" + model.getMetadata().getName())
+            .addKeyValue("modelId", modelId)
+            .log("wrote authorization model to store {} at {}", storeId, url);
+        events.emit(
+            model,
+            WRITTEN,
+            false,
+            "wrote model " + modelId + " to store " + storeId,
+            modelId,
+            clock.instant());
+      }
+      Entry now = new Entry(desired.hash(), modelId);
+      int limit = spec.getHistoryLimit() == null ? DEFAULT_HISTORY : spec.getHistoryLimit();
+      next.setStoreId(storeId);
+      next.setModelId(modelId);
+      next.setLastWrittenHash(desired.hash());
+      next.setHistory(
+          ModelPlanner.history(known, now, limit).stream()
+              .map(e -> new FGAModel.HistoryEntry(e.hash(), e.modelId()))
+              .toList());
+      if (newer.isPresent()) {
+        String message =
+            "store "
+                + storeId
+                + " has a newer model "
+                + newer.get()
+                + " that this FGAModel did not write; apps that do not pin a model id use it."
+                + " Model "
+                + modelId
+                + " stays published";
+        if (Conditions.set(
+            next, "InSync", false, ModelPlanner.NEWER_MODEL_IN_STORE, message, clock.instant())) {
+          events.emit(
+              model,
+              ModelPlanner.NEWER_MODEL_IN_STORE,
+              true,
+              message,
+              newer.get(),
+              clock.instant());
+        }
+      } else {
+        Conditions.set(
+            next,
+            "InSync",
+            true,
+            ModelPlanner.IN_SYNC,
+            "the store's newest model is this FGAModel's",
+            clock.instant());
+      }
+      Optional<String> conflict = publish(model, next, url, storeId);
+      if (conflict.isPresent()) {
+        return blocked(model, next, PUBLISH_CONFLICT, conflict.get(), true, again);
+      }
+      Conditions.set(
+          next,
+          "Ready",
+          true,
+          READY,
+          "model " + modelId + " in store " + storeId + " at " + url,
+          clock.instant());
+      return update(model, old, next, again);
+    } catch (Credentials.CredentialsException e) {
+      return blocked(model, next, StorePlanner.CREDENTIALS_ERROR, e.getMessage(), true, WAIT);
+    } catch (IOException e) {
+      return blocked(model, next, StorePlanner.API_ERROR, e.getMessage(), true, WAIT);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return UpdateControl.noUpdate();
+    }
+  }
+
+  /** The model the spec declares, normalised; exactly one source. */
+  private ModelJson.Normalised source(String ns, FGAModel.Spec spec) throws ModelJson.InvalidModel {
+    int sources =
+        (spec.getModel() != null ? 1 : 0)
+            + (spec.getModelJson() != null ? 1 : 0)
+            + (spec.getModelFrom() != null ? 1 : 0);
+    if (sources != 1) {
+      throw new ModelJson.InvalidModel(
+          "exactly one of spec.model, spec.modelJson, spec.modelFrom must be set");
+    }
+    if (spec.getModel() != null) {
+      return ModelJson.fromDsl(spec.getModel());
+    }
+    if (spec.getModelJson() != null) {
+      return ModelJson.fromJson(spec.getModelJson());
+    }
+    FGAModel.KeyRef ref = spec.getModelFrom().getConfigMapKeyRef();
+    if (ref == null || ref.getName() == null || ref.getKey() == null) {
+      throw new ModelJson.InvalidModel("spec.modelFrom.configMapKeyRef needs name and key");
+    }
+    ConfigMap source = client.configMaps().inNamespace(ns).withName(ref.getName()).get();
+    String text =
+        source == null || source.getData() == null ? null : source.getData().get(ref.getKey());
+    if (text == null) {
+      throw new ModelJson.InvalidModel(
+          "ConfigMap "
+              + ns
+              + "/"
+              + ref.getName()
+              + (source == null ? " does not exist" : " has no key " + ref.getKey()));
+    }
+    return ref.getKey().endsWith(".json") ? ModelJson.fromJson(text) : ModelJson.fromDsl(text);
+  }
+
+  /** Why the store cannot be used yet, or empty. */
+  static Optional<String> storeNotReady(String ns, String name, FGAStore store) {
+    if (name == null) {
+      return Optional.of("spec.storeRef.name must name an FGAStore");
+    }
+    if (store == null) {
+      return Optional.of("FGAStore " + ns + "/" + name + " does not exist");
+    }
+    FGAStore.Status s = store.getStatus();
+    boolean ready =
+        s != null
+            && s.getStoreId() != null
+            && s.getConditions().stream()
+                .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+    if (!ready) {
+      String why =
+          s == null
+              ? "not reconciled yet"
+              : s.getConditions().stream()
+                  .filter(c -> "Ready".equals(c.getType()))
+                  .map(c -> c.getReason() + ": " + c.getMessage())
+                  .findFirst()
+                  .orElse("not reconciled yet");
+      return Optional.of("FGAStore " + ns + "/" + name + " is not ready (" + why + ")");
+    }
+    return Optional.empty();
+  }
+
+  /** What the status knows, for this store only (another store's ids mean nothing here). */
+  static Known known(FGAModel.Status status, String storeId) {
+    if (status == null || !storeId.equals(status.getStoreId())) {
+      return new Known(Optional.empty(), List.of());
+    }
+    Optional<Entry> current =
+        status.getModelId() == null || status.getLastWrittenHash() == null
+            ? Optional.empty()
+            : Optional.of(new Entry(status.getLastWrittenHash(), status.getModelId()));
+    List<Entry> history = new ArrayList<>();
+    for (FGAModel.HistoryEntry e : status.getHistory()) {
+      if (e.getHash() != null && e.getModelId() != null) {
+        history.add(new Entry(e.getHash(), e.getModelId()));
+      }
+    }
+    return new Known(current, history);
+  }
+
+  /**
+   * Publishes the status's model id, if any: the ConfigMap, then the opted-in Deployments. Returns
+   * a conflict (a ConfigMap of that name the operator does not own), or empty.
+   */
+  private Optional<String> publish(
+      FGAModel model, FGAModel.Status status, String url, String storeId) {
+    String modelId = status.getModelId();
+    if (modelId == null) {
+      return Optional.empty();
+    }
+    String ns = model.getMetadata().getNamespace();
+    FGAModel.Publish publish = model.getSpec().getPublish();
+    if (publish != null && publish.getConfigMapName() != null) {
+      Map<String, String> data = new LinkedHashMap<>();
+      data.put("FGA_API_URL", url);
+      data.put("FGA_STORE_ID", storeId);
+      data.put("FGA_MODEL_ID", modelId);
+      String name = publish.getConfigMapName();
+      ConfigMap existing = client.configMaps().inNamespace(ns).withName(name).get();
+      if (existing == null) {
+        client
+            .configMaps()
+            .inNamespace(ns)
+            .resource(
+                new ConfigMapBuilder()
+                    .withNewMetadata()
+                    .withName(name)
+                    .withNamespace(ns)
+                    .addToLabels(Keys.MANAGED_BY, Keys.MANAGED_BY_OPERATOR)
+                    .withOwnerReferences(owner(model))
+                    .endMetadata()
+                    .withData(data)
+                    .build())
+            .create();
+      } else if (!ownedBy(existing, model)) {
+        return Optional.of(
+            "ConfigMap "
+                + ns
+                + "/"
+                + name
+                + " (publish.configMapName) exists and is not this FGAModel's; rename or delete it");
+      } else if (!data.equals(existing.getData())) {
+        patch(
+            client.configMaps().inNamespace(ns).withName(name),
+            existing.getMetadata().getResourceVersion(),
+            List.of(Map.of("op", "replace", "path", "/data", "value", data)));
+      }
+    }
+    for (Deployment d : client.apps().deployments().inNamespace(ns).list().getItems()) {
+      Map<String, String> annotations = d.getMetadata().getAnnotations();
+      if (annotations == null || !model.getMetadata().getName().equals(annotations.get(MODEL))) {
+        continue;
+      }
+      Map<String, String> pod =
+          d.getSpec().getTemplate().getMetadata() == null
+              ? null
+              : d.getSpec().getTemplate().getMetadata().getAnnotations();
+      if (pod != null && modelId.equals(pod.get(MODEL_ID))) {
+        continue;
+      }
+      List<Map<String, Object>> ops = new ArrayList<>();
+      if (d.getSpec().getTemplate().getMetadata() == null) {
+        ops.add(
+            Map.of(
+                "op",
+                "add",
+                "path",
+                "/spec/template/metadata",
+                "value",
+                Map.of("annotations", Map.of(MODEL_ID, modelId))));
+      } else if (pod == null) {
+        ops.add(
+            Map.of(
+                "op",
+                "add",
+                "path",
+                "/spec/template/metadata/annotations",
+                "value",
+                Map.of(MODEL_ID, modelId)));
+      } else {
+        ops.add(
+            Map.of(
+                "op",
+                "add",
+                "path",
+                "/spec/template/metadata/annotations/openfga.dev~1model-id",
+                "value",
+                modelId));
+      }
+      try {
+        patch(
+            client.apps().deployments().inNamespace(ns).withName(d.getMetadata().getName()),
+            d.getMetadata().getResourceVersion(),
+            ops);
+        LOG.atInfo()
+            .addKeyValue("fgamodel", ns + "/" + model.getMetadata().getName())
+            .addKeyValue("deployment", d.getMetadata().getName())
+            .log("published model {} to the pod template: its pods roll", modelId);
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 409 && e.getCode() != 422) {
+          throw e;
+        }
+        // changed meanwhile (the resourceVersion test): the next reconcile does it
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static void patch(
+      io.fabric8.kubernetes.client.dsl.Resource<?> resource,
+      String resourceVersion,
+      List<Map<String, Object>> ops) {
+    List<Map<String, Object>> all = new ArrayList<>();
+    all.add(Map.of("op", "test", "path", "/metadata/resourceVersion", "value", resourceVersion));
+    all.addAll(ops);
+    resource.patch(PatchContext.of(PatchType.JSON), Serialization.asJson(all));
+  }
+
+  private static OwnerReference owner(FGAModel model) {
+    return new OwnerReferenceBuilder()
+        .withApiVersion(model.getApiVersion())
+        .withKind(model.getKind())
+        .withName(model.getMetadata().getName())
+        .withUid(model.getMetadata().getUid())
+        .withController(true)
+        .build();
+  }
+
+  private static boolean ownedBy(ConfigMap cm, FGAModel model) {
+    Map<String, String> labels = cm.getMetadata().getLabels();
+    return labels != null
+        && Keys.MANAGED_BY_OPERATOR.equals(labels.get(Keys.MANAGED_BY))
+        && cm.getMetadata().getOwnerReferences().stream()
+            .anyMatch(o -> model.getMetadata().getUid().equals(o.getUid()));
+  }
+
+  private UpdateControl<FGAModel> blocked(
+      FGAModel model,
+      FGAModel.Status next,
+      String reason,
+      String message,
+      boolean warn,
+      Duration again) {
+    if (Conditions.set(next, "Ready", false, reason, message, clock.instant())) {
+      LOG.atWarn()
+          .addKeyValue(
+              "fgamodel", model.getMetadata().getNamespace() + "/" + model.getMetadata().getName())
+          .addKeyValue("reason", reason)
+          .log(message);
+      if (warn) {
+        events.emit(
+            model, reason, true, message, reason + "/" + Names.shortHash(message), clock.instant());
+      }
+    }
+    return update(model, model.getStatus(), next, again);
+  }
+
+  private UpdateControl<FGAModel> update(
+      FGAModel model, FGAModel.Status old, FGAModel.Status next, Duration again) {
+    UpdateControl<FGAModel> control;
+    if (Conditions.sameStatus(old, next)) {
+      control = UpdateControl.noUpdate();
+    } else {
+      FGAModel patched = client.getKubernetesSerialization().clone(model);
+      patched.setStatus(next);
+      control = UpdateControl.patchStatus(patched);
+    }
+    return control.rescheduleAfter(again);
+  }
+
+  private static FGAModel.Status copy(FGAModel.Status old) {
+    FGAModel.Status s = new FGAModel.Status();
+    if (old != null) {
+      s.setStoreId(old.getStoreId());
+      s.setModelId(old.getModelId());
+      s.setLastWrittenHash(old.getLastWrittenHash());
+      s.setObservedGeneration(old.getObservedGeneration());
+      s.setHistory(new ArrayList<>(old.getHistory()));
+      List<Condition> conditions = Conditions.copy(old.getConditions());
+      s.setConditions(conditions);
+    }
+    return s;
+  }
+}

@@ -1,0 +1,163 @@
+package dev.openfga.operator.fga;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.TreeSet;
+
+/**
+ * A model's tests (the {@code tests} block of an {@code .fga.yaml} store file, as {@code fga model
+ * test} runs them) run against the real OpenFGA server before the model becomes current: in a
+ * scratch store of their own, which is deleted afterwards (ADR 0019). Each test writes its {@code
+ * tuples}, then every {@code check} assertion ({@code user}/{@code users}, {@code object}/{@code
+ * objects}, {@code assertions: {relation: true|false}}, optional {@code context}) and every {@code
+ * list_objects} assertion ({@code user}/{@code users}, {@code type}, {@code assertions: {relation:
+ * [objects]}}) must hold. The first that does not is the answer.
+ */
+public final class ModelTests {
+  private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+
+  private ModelTests() {}
+
+  /** The tests block does not read as tests; the message says where. */
+  public static final class InvalidTests extends Exception {
+    InvalidTests(String message) {
+      super(message);
+    }
+  }
+
+  /** The tests, parsed: a list, with or without its {@code tests:} key. */
+  public static JsonNode parse(String yaml) throws InvalidTests {
+    JsonNode node;
+    try {
+      node = YAML.readTree(yaml);
+    } catch (IOException e) {
+      throw new InvalidTests("spec.tests is not YAML: " + e.getMessage());
+    }
+    if (node != null && node.isObject() && node.has("tests")) {
+      node = node.get("tests");
+    }
+    if (node == null || !node.isArray()) {
+      throw new InvalidTests("spec.tests must be a list of tests (the tests block of a .fga.yaml)");
+    }
+    for (JsonNode test : node) {
+      if (!test.isObject()) {
+        throw new InvalidTests("spec.tests: every test must be a mapping with name, tuples, check");
+      }
+    }
+    return node;
+  }
+
+  /**
+   * Runs the tests against {@code model} in a scratch store named {@code scratchName}; returns the
+   * first failed assertion, or empty when all pass. The scratch store is deleted in every case.
+   */
+  public static Optional<String> run(FgaApi api, String scratchName, JsonNode model, JsonNode tests)
+      throws IOException, InterruptedException {
+    FgaApi.Store scratch = api.createStore(scratchName);
+    try {
+      String modelId = api.writeModel(scratch.id(), model);
+      int index = 0;
+      for (JsonNode test : tests) {
+        index++;
+        String name = test.path("name").asText("#" + index);
+        List<JsonNode> tuples = new ArrayList<>();
+        test.path("tuples").forEach(tuples::add);
+        if (!tuples.isEmpty()) {
+          api.writeTuples(scratch.id(), modelId, tuples);
+        }
+        Optional<String> failed = checks(api, scratch.id(), modelId, name, test.path("check"));
+        if (failed.isEmpty()) {
+          failed = listObjects(api, scratch.id(), modelId, name, test.path("list_objects"));
+        }
+        if (failed.isPresent()) {
+          return failed;
+        }
+      }
+      return Optional.empty();
+    } finally {
+      api.deleteStore(scratch.id());
+    }
+  }
+
+  private static Optional<String> checks(
+      FgaApi api, String store, String modelId, String test, JsonNode checks)
+      throws IOException, InterruptedException {
+    for (JsonNode check : checks) {
+      for (String user : oneOrMany(check, "user", "users")) {
+        for (String object : oneOrMany(check, "object", "objects")) {
+          for (var a = check.path("assertions").fields(); a.hasNext(); ) {
+            var assertion = a.next();
+            boolean expected = assertion.getValue().asBoolean();
+            boolean allowed =
+                api.check(store, modelId, user, assertion.getKey(), object, check.get("context"));
+            if (allowed != expected) {
+              return Optional.of(
+                  "test \""
+                      + test
+                      + "\": check "
+                      + user
+                      + " "
+                      + assertion.getKey()
+                      + " "
+                      + object
+                      + ": expected "
+                      + expected
+                      + ", got "
+                      + allowed);
+            }
+          }
+        }
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static Optional<String> listObjects(
+      FgaApi api, String store, String modelId, String test, JsonNode lists)
+      throws IOException, InterruptedException {
+    for (JsonNode list : lists) {
+      String type = list.path("type").asText();
+      for (String user : oneOrMany(list, "user", "users")) {
+        for (var a = list.path("assertions").fields(); a.hasNext(); ) {
+          var assertion = a.next();
+          TreeSet<String> expected = new TreeSet<>();
+          assertion.getValue().forEach(o -> expected.add(o.asText()));
+          TreeSet<String> got =
+              new TreeSet<>(
+                  api.listObjects(
+                      store, modelId, user, assertion.getKey(), type, list.get("context")));
+          if (!got.equals(expected)) {
+            return Optional.of(
+                "test \""
+                    + test
+                    + "\": list_objects "
+                    + user
+                    + " "
+                    + assertion.getKey()
+                    + " "
+                    + type
+                    + ": expected "
+                    + expected
+                    + ", got "
+                    + got);
+          }
+        }
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static List<String> oneOrMany(JsonNode node, String one, String many) {
+    List<String> values = new ArrayList<>();
+    if (node.hasNonNull(one)) {
+      values.add(node.get(one).asText());
+    }
+    node.path(many).forEach(v -> values.add(v.asText()));
+    return values;
+  }
+}

@@ -1,0 +1,467 @@
+package dev.openfga.operator.realcluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.openfga.operator.fga.FGAModel;
+import dev.openfga.operator.fga.FGAStore;
+import dev.openfga.operator.fga.FgaApi;
+import dev.openfga.operator.fga.ModelJson;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
+import io.fabric8.kubernetes.client.dsl.MixedOperation;
+import io.fabric8.kubernetes.client.dsl.Resource;
+import java.net.URI;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * FGAModel against the real OpenFGA server (the test kubelet's {@code openfga run} on PostgreSQL),
+ * with the chart's CRDs and RBAC enforced by the real API server: a model is written once per
+ * content, whatever its formatting; a revert and a lost status write nothing; a model written out
+ * of band is reported and not fought; failing tests keep the previous id; the id is published in a
+ * ConfigMap and rolls an opted-in Deployment exactly once per new id.
+ */
+class ModelIT {
+  @RegisterExtension static final RealCluster cluster = new RealCluster();
+  private static final Duration WAIT = Duration.ofMinutes(2);
+
+  private static final String V1 =
+      """
+      model
+        schema 1.1
+      type user
+      type document
+        relations
+          define owner: [user]
+          define viewer: [user] or owner
+      """;
+  private static final String V2 = V1 + "    define editor: [user]\n";
+  private static final String TESTS_PASS =
+      """
+      - name: owners can view
+        tuples:
+          - user: user:anne
+            relation: owner
+            object: document:1
+        check:
+          - user: user:anne
+            object: document:1
+            assertions:
+              viewer: true
+              owner: true
+          - user: user:bob
+            object: document:1
+            assertions:
+              viewer: false
+        list_objects:
+          - user: user:anne
+            type: document
+            assertions:
+              viewer: [document:1]
+      """;
+
+  private static String url;
+  private static FgaApi fga;
+
+  @BeforeAll
+  static void openfgaAndTheOperator() {
+    Postgres.Database db = cluster.postgres().createDatabase("models");
+    cluster.startOperator(
+        cluster.installOperator(
+            cluster.namespace(),
+            "leaderElection: {enabled: false}\nstoresAndModels: {enabled: true}\n"),
+        "operator-0");
+    String ns = cluster.namespace();
+    var fixture = UpstreamOpenFga.fixture(ns, "openfga", Binaries.NEW_OPENFGA, 1, null);
+    Deployment deployment = fixture.build();
+    var template = deployment.getSpec().getTemplate().getMetadata();
+    if (template.getAnnotations() == null) {
+      template.setAnnotations(new HashMap<>());
+    }
+    template.getAnnotations().put(TestKubelet.SERVE, "true");
+    cluster
+        .client()
+        .resource(UpstreamOpenFga.datastoreSecret(ns, "openfga", db.ownerUri()))
+        .create();
+    cluster.client().resource(deployment).create();
+    await().atMost(WAIT).until(() -> cluster.kubelet().serverUrlOf(ns, "openfga").isPresent());
+    url = cluster.kubelet().serverUrlOf(ns, "openfga").orElseThrow();
+    fga = new FgaApi(FgaApi.defaultHttpClient(), URI.create(url), Optional::empty);
+  }
+
+  private static MixedOperation<FGAModel, ?, Resource<FGAModel>> models() {
+    return cluster.client().resources(FGAModel.class);
+  }
+
+  /** A ready FGAStore of its own; returns its store id. */
+  private static String store(String name) {
+    FGAStore store = new FGAStore();
+    store.setMetadata(
+        new ObjectMetaBuilder().withName(name).withNamespace(cluster.namespace()).build());
+    FGAStore.Spec spec = new FGAStore.Spec();
+    spec.setName("it-" + name);
+    FGAStore.OpenFgaRef ref = new FGAStore.OpenFgaRef();
+    ref.setUrl(url);
+    spec.setOpenfgaRef(ref);
+    store.setSpec(spec);
+    cluster
+        .client()
+        .resources(FGAStore.class)
+        .inNamespace(cluster.namespace())
+        .resource(store)
+        .create();
+    await()
+        .atMost(WAIT)
+        .until(
+            () -> {
+              FGAStore s =
+                  cluster
+                      .client()
+                      .resources(FGAStore.class)
+                      .inNamespace(cluster.namespace())
+                      .withName(name)
+                      .get();
+              return s.getStatus() != null && s.getStatus().getStoreId() != null;
+            });
+    return cluster
+        .client()
+        .resources(FGAStore.class)
+        .inNamespace(cluster.namespace())
+        .withName(name)
+        .get()
+        .getStatus()
+        .getStoreId();
+  }
+
+  private static FGAModel model(
+      String name, String store, String dsl, String tests, String publishTo) {
+    FGAModel model = new FGAModel();
+    model.setMetadata(
+        new ObjectMetaBuilder().withName(name).withNamespace(cluster.namespace()).build());
+    FGAModel.Spec spec = new FGAModel.Spec();
+    spec.setStoreRef(new FGAStore.NameRef(store));
+    spec.setModel(dsl);
+    spec.setTests(tests);
+    if (publishTo != null) {
+      FGAModel.Publish publish = new FGAModel.Publish();
+      publish.setConfigMapName(publishTo);
+      spec.setPublish(publish);
+    }
+    model.setSpec(spec);
+    return models().inNamespace(cluster.namespace()).resource(model).create();
+  }
+
+  private static FGAModel get(String name) {
+    return models().inNamespace(cluster.namespace()).withName(name).get();
+  }
+
+  private static void edit(String name, UnaryOperator<FGAModel.Spec> change) {
+    for (int attempt = 0; ; attempt++) {
+      try {
+        models()
+            .inNamespace(cluster.namespace())
+            .withName(name)
+            .edit(
+                m -> {
+                  change.apply(m.getSpec());
+                  return m;
+                });
+        return;
+      } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+        if (e.getCode() != 409 || attempt > 10) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  private static Condition condition(String name, String type) {
+    FGAModel m = get(name);
+    if (m == null || m.getStatus() == null) {
+      return null;
+    }
+    return m.getStatus().getConditions().stream()
+        .filter(c -> type.equals(c.getType()))
+        .findFirst()
+        .orElse(null);
+  }
+
+  private static void awaitReady(String name, String modelIdNot) {
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> {
+              assertThat(condition(name, "Ready"))
+                  .extracting(Condition::getReason)
+                  .isEqualTo("ModelReady");
+              assertThat(get(name).getStatus().getModelId()).isNotNull().isNotEqualTo(modelIdNot);
+            });
+  }
+
+  private static int modelCount(String storeId) throws Exception {
+    return fga.listModels(storeId).size();
+  }
+
+  private static List<String> events(String name, String reason) {
+    return cluster
+        .client()
+        .v1()
+        .events()
+        .inNamespace(cluster.namespace())
+        .list()
+        .getItems()
+        .stream()
+        .filter(
+            e ->
+                name.equals(e.getInvolvedObject().getName())
+                    && "FGAModel".equals(e.getInvolvedObject().getKind()))
+        .filter(e -> reason.equals(e.getReason()))
+        .map(e -> e.getMessage())
+        .toList();
+  }
+
+  /** Waits out a few reconciles (the controller reschedules and is triggered by each edit). */
+  private static void settle() {
+    ControlPlane.sleep(Duration.ofSeconds(3));
+  }
+
+  @Test
+  void aModelIsWrittenOncePerContentRevertsAndLostStatusesWriteNothing() throws Exception {
+    String storeId = store("history");
+    model("app", "history", V1, null, "app-fga");
+    awaitReady("app", null);
+    String first = get("app").getStatus().getModelId();
+    assertThat(modelCount(storeId)).isEqualTo(1);
+    assertThat(get("app").getStatus().getLastWrittenHash()).isEqualTo(ModelJson.fromDsl(V1).hash());
+    ConfigMap published =
+        cluster.client().configMaps().inNamespace(cluster.namespace()).withName("app-fga").get();
+    assertThat(published.getData())
+        .containsEntry("FGA_API_URL", url)
+        .containsEntry("FGA_STORE_ID", storeId)
+        .containsEntry("FGA_MODEL_ID", first);
+
+    // whitespace and comments only: the same model, nothing written
+    edit(
+        "app",
+        s -> {
+          s.setModel("# documents\n" + V1.replace("type document", "\n\ntype document  # docs"));
+          return s;
+        });
+    settle();
+    assertThat(modelCount(storeId)).isEqualTo(1);
+    assertThat(get("app").getStatus().getModelId()).isEqualTo(first);
+
+    // a real change: one write, published
+    edit(
+        "app",
+        s -> {
+          s.setModel(V2);
+          return s;
+        });
+    awaitReady("app", first);
+    String second = get("app").getStatus().getModelId();
+    assertThat(modelCount(storeId)).isEqualTo(2);
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () ->
+                assertThat(
+                        cluster
+                            .client()
+                            .configMaps()
+                            .inNamespace(cluster.namespace())
+                            .withName("app-fga")
+                            .get()
+                            .getData())
+                    .containsEntry("FGA_MODEL_ID", second));
+
+    // a revert: the first id again, nothing written
+    edit(
+        "app",
+        s -> {
+          s.setModel(V1);
+          return s;
+        });
+    awaitReady("app", second);
+    assertThat(get("app").getStatus().getModelId()).isEqualTo(first);
+    assertThat(modelCount(storeId)).isEqualTo(2);
+    assertThat(events("app", "ModelReverted")).hasSize(1);
+
+    // the status lost (the resource deleted and applied again): adopted, nothing written; the
+    // published ConfigMap went with the old resource (owner reference, the garbage collector)
+    models().inNamespace(cluster.namespace()).withName("app").delete();
+    await().atMost(WAIT).until(() -> get("app") == null);
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                cluster
+                        .client()
+                        .configMaps()
+                        .inNamespace(cluster.namespace())
+                        .withName("app-fga")
+                        .get()
+                    == null);
+    assertThat(modelCount(storeId)).as("models cannot be deleted in OpenFGA").isEqualTo(2);
+    model("app", "history", V2, null, "app-fga");
+    awaitReady("app", null);
+    assertThat(get("app").getStatus().getModelId()).isEqualTo(second);
+    assertThat(modelCount(storeId)).isEqualTo(2);
+    assertThat(events("app", "ModelAdopted")).isNotEmpty();
+  }
+
+  @Test
+  void aModelWrittenOutOfBandIsReportedAndNotFought() throws Exception {
+    String storeId = store("oob");
+    model("oob", "oob", V1, null, null);
+    awaitReady("oob", null);
+    String ours = get("oob").getStatus().getModelId();
+    String foreign = fga.writeModel(storeId, ModelJson.fromDsl(V2).json());
+    edit(
+        "oob",
+        s -> {
+          s.setHistoryLimit(5);
+          return s;
+        }); // an event, so it looks again now
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () ->
+                assertThat(condition("oob", "InSync"))
+                    .extracting(Condition::getReason)
+                    .isEqualTo("NewerModelInStore"));
+    assertThat(condition("oob", "InSync").getMessage()).contains(foreign).contains(ours);
+    settle();
+    assertThat(modelCount(storeId)).as("no fight: nothing written back").isEqualTo(2);
+    assertThat(get("oob").getStatus().getModelId()).isEqualTo(ours);
+    assertThat(events("oob", "NewerModelInStore")).hasSize(1);
+  }
+
+  @Test
+  void failingTestsKeepThePreviousIdAndSayWhichAssertionFailed() throws Exception {
+    String storeId = store("tested");
+    model("tested", "tested", V1, TESTS_PASS, null);
+    awaitReady("tested", null);
+    String good = get("tested").getStatus().getModelId();
+    // V2 with owner no longer implying viewer: the test's first check fails
+    String broken = V2.replace("define viewer: [user] or owner", "define viewer: [user]");
+    edit(
+        "tested",
+        s -> {
+          s.setModel(broken);
+          return s;
+        });
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () ->
+                assertThat(condition("tested", "Ready"))
+                    .extracting(Condition::getReason)
+                    .isEqualTo("TestsFailed"));
+    assertThat(condition("tested", "Ready").getMessage())
+        .contains(
+            "test \"owners can view\": check user:anne viewer document:1: expected true, got false")
+        .contains(good + " stays published");
+    assertThat(get("tested").getStatus().getModelId()).isEqualTo(good);
+    assertThat(modelCount(storeId)).isEqualTo(1);
+    assertThat(fga.listStores())
+        .extracting(FgaApi.Store::name)
+        .noneMatch(n -> n.startsWith("fgamodel-test-"));
+  }
+
+  @Test
+  void anOptedInDeploymentRollsExactlyOncePerNewModelId() throws Exception {
+    store("rolling");
+    Deployment app =
+        new DeploymentBuilder()
+            .withNewMetadata()
+            .withName("app")
+            .withNamespace(cluster.namespace())
+            .addToAnnotations("openfga.dev/model", "rolling")
+            .endMetadata()
+            .withNewSpec()
+            .withReplicas(1)
+            .withNewSelector()
+            .addToMatchLabels("app", "demo")
+            .endSelector()
+            .withNewTemplate()
+            .withNewMetadata()
+            .addToLabels("app", "demo")
+            .endMetadata()
+            .withNewSpec()
+            .addNewContainer()
+            .withName("app")
+            .withImage("example.com/demo-app:1")
+            .endContainer()
+            .endSpec()
+            .endTemplate()
+            .endSpec()
+            .build();
+    cluster.client().resource(app).create();
+    model("rolling", "rolling", V1, null, null);
+    awaitReady("rolling", null);
+    String first = get("rolling").getStatus().getModelId();
+    await().atMost(WAIT).until(() -> first.equals(podAnnotation()));
+    long generation = generation();
+
+    edit(
+        "rolling",
+        s -> {
+          s.setModel(V1 + "\n\n");
+          return s;
+        });
+    settle();
+    assertThat(generation()).as("the same id: no roll").isEqualTo(generation);
+
+    edit(
+        "rolling",
+        s -> {
+          s.setModel(V2);
+          return s;
+        });
+    awaitReady("rolling", first);
+    String second = get("rolling").getStatus().getModelId();
+    await().atMost(WAIT).until(() -> second.equals(podAnnotation()));
+    settle();
+    assertThat(generation()).as("one roll for the new id").isEqualTo(generation + 1);
+  }
+
+  private static String podAnnotation() {
+    Map<String, String> a =
+        cluster
+            .client()
+            .apps()
+            .deployments()
+            .inNamespace(cluster.namespace())
+            .withName("app")
+            .get()
+            .getSpec()
+            .getTemplate()
+            .getMetadata()
+            .getAnnotations();
+    return a == null ? null : a.get("openfga.dev/model-id");
+  }
+
+  private static long generation() {
+    return cluster
+        .client()
+        .apps()
+        .deployments()
+        .inNamespace(cluster.namespace())
+        .withName("app")
+        .get()
+        .getMetadata()
+        .getGeneration();
+  }
+}
