@@ -14,18 +14,18 @@ import java.util.Map;
  * controller or a person is ever overwritten. (A {@code test} operation would do the same on a real
  * API server, but the mock API server the tests use cannot answer a failed {@code test}.)
  */
-final class JsonPatch {
+public final class JsonPatch {
   private final List<Map<String, Object>> ops = new ArrayList<>();
 
   private JsonPatch() {}
 
-  static JsonPatch guardedBy(HasMetadata observed) {
+  public static JsonPatch guardedBy(HasMetadata observed) {
     return new JsonPatch()
         .add("/metadata/resourceVersion", observed.getMetadata().getResourceVersion());
   }
 
   /** Adds or replaces (JSON Patch {@code add} replaces an existing member). */
-  JsonPatch add(String path, Object value) {
+  public JsonPatch add(String path, Object value) {
     return op("add", path, value);
   }
 
@@ -38,7 +38,7 @@ final class JsonPatch {
   }
 
   /** Sets a key of a map-valued field ({@code labels}, {@code annotations}), creating the map. */
-  JsonPatch put(String mapPath, Map<String, String> current, String key, String value) {
+  public JsonPatch put(String mapPath, Map<String, String> current, String key, String value) {
     if (current == null) {
       Map<String, String> map = new LinkedHashMap<>();
       map.put(key, value);
@@ -51,7 +51,7 @@ final class JsonPatch {
     return ops.size() > 1;
   }
 
-  String json() {
+  public String json() {
     return Serialization.asJson(ops);
   }
 

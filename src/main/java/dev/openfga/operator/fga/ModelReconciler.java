@@ -2,6 +2,7 @@ package dev.openfga.operator.fga;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.openfga.operator.controller.EventRecorder;
+import dev.openfga.operator.controller.JsonPatch;
 import dev.openfga.operator.fga.ModelPlanner.Entry;
 import dev.openfga.operator.fga.ModelPlanner.Known;
 import dev.openfga.operator.fga.ModelPlanner.Plan;
@@ -17,7 +18,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.fabric8.kubernetes.client.utils.Serialization;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
@@ -59,6 +59,7 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
   static final String TESTS_FAILED = "TestsFailed";
   static final String PUBLISH_CONFLICT = "PublishConflict";
 
+  private static final PatchContext JSON_PATCH = PatchContext.of(PatchType.JSON);
   static final int DEFAULT_HISTORY = 10;
   static final Duration RECHECK = Duration.ofMinutes(5);
   static final Duration WAIT = Duration.ofSeconds(10);
@@ -353,10 +354,9 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
                 + name
                 + " (publish.configMapName) exists and is not this FGAModel's; rename or delete it");
       } else if (!data.equals(existing.getData())) {
-        patch(
-            client.configMaps().inNamespace(ns).withName(name),
-            existing.getMetadata().getResourceVersion(),
-            List.of(Map.of("op", "replace", "path", "/data", "value", data)));
+        client
+            .resource(existing)
+            .patch(JSON_PATCH, JsonPatch.guardedBy(existing).add("/data", data).json());
       }
     }
     for (Deployment d : client.apps().deployments().inNamespace(ns).list().getItems()) {
@@ -371,40 +371,14 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
       if (pod != null && modelId.equals(pod.get(MODEL_ID))) {
         continue;
       }
-      List<Map<String, Object>> ops = new ArrayList<>();
+      JsonPatch patch = JsonPatch.guardedBy(d);
       if (d.getSpec().getTemplate().getMetadata() == null) {
-        ops.add(
-            Map.of(
-                "op",
-                "add",
-                "path",
-                "/spec/template/metadata",
-                "value",
-                Map.of("annotations", Map.of(MODEL_ID, modelId))));
-      } else if (pod == null) {
-        ops.add(
-            Map.of(
-                "op",
-                "add",
-                "path",
-                "/spec/template/metadata/annotations",
-                "value",
-                Map.of(MODEL_ID, modelId)));
+        patch.add("/spec/template/metadata", Map.of("annotations", Map.of(MODEL_ID, modelId)));
       } else {
-        ops.add(
-            Map.of(
-                "op",
-                "add",
-                "path",
-                "/spec/template/metadata/annotations/openfga.dev~1model-id",
-                "value",
-                modelId));
+        patch.put("/spec/template/metadata/annotations", pod, MODEL_ID, modelId);
       }
       try {
-        patch(
-            client.apps().deployments().inNamespace(ns).withName(d.getMetadata().getName()),
-            d.getMetadata().getResourceVersion(),
-            ops);
+        client.resource(d).patch(JSON_PATCH, patch.json());
         LOG.atInfo()
             .addKeyValue("fgamodel", ns + "/" + model.getMetadata().getName())
             .addKeyValue("deployment", d.getMetadata().getName())
@@ -417,16 +391,6 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
       }
     }
     return Optional.empty();
-  }
-
-  private static void patch(
-      io.fabric8.kubernetes.client.dsl.Resource<?> resource,
-      String resourceVersion,
-      List<Map<String, Object>> ops) {
-    List<Map<String, Object>> all = new ArrayList<>();
-    all.add(Map.of("op", "test", "path", "/metadata/resourceVersion", "value", resourceVersion));
-    all.addAll(ops);
-    resource.patch(PatchContext.of(PatchType.JSON), Serialization.asJson(all));
   }
 
   private static OwnerReference owner(FGAModel model) {
