@@ -70,6 +70,12 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
   private final EventRecorder events;
   private final Clock clock;
 
+  /**
+   * What publishing found: a conflict that blocks it, and whether a Deployment changed under the
+   * patch (then the next look is in {@link #WAIT}).
+   */
+  record Publication(Optional<String> conflict, boolean retrySoon) {}
+
   public ModelReconciler(
       KubernetesClient client, HttpClient http, EventRecorder events, Clock clock) {
     this.client = client;
@@ -210,9 +216,9 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
             "the store's newest model is this FGAModel's",
             clock.instant());
       }
-      Optional<String> conflict = publish(model, next, url, storeId);
-      if (conflict.isPresent()) {
-        return blocked(model, next, PUBLISH_CONFLICT, conflict.get(), true, again);
+      Publication publication = publish(model, next, url, storeId);
+      if (publication.conflict().isPresent()) {
+        return blocked(model, next, PUBLISH_CONFLICT, publication.conflict().get(), true, again);
       }
       Conditions.set(
           next,
@@ -313,16 +319,16 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
   }
 
   /**
-   * Publishes the status's model id, if any: the ConfigMap, then the opted-in Deployments. Returns
-   * a conflict (a ConfigMap of that name the operator does not own), or empty.
+   * Publishes the status's model id, if any: the ConfigMap, then the opted-in Deployments. A
+   * ConfigMap of that name the operator does not own is a conflict.
    */
-  private Optional<String> publish(
-      FGAModel model, FGAModel.Status status, String url, String storeId) {
+  private Publication publish(FGAModel model, FGAModel.Status status, String url, String storeId) {
     String modelId = status.getModelId();
     if (modelId == null) {
-      return Optional.empty();
+      return new Publication(Optional.empty(), false);
     }
     String ns = model.getMetadata().getNamespace();
+    boolean retrySoon = false;
     FGAModel.Publish publish = model.getSpec().getPublish();
     if (publish != null && publish.getConfigMapName() != null) {
       Map<String, String> data = new LinkedHashMap<>();
@@ -347,12 +353,14 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
                     .build())
             .create();
       } else if (!ownedBy(existing, model)) {
-        return Optional.of(
-            "ConfigMap "
-                + ns
-                + "/"
-                + name
-                + " (publish.configMapName) exists and is not this FGAModel's; rename or delete it");
+        return new Publication(
+            Optional.of(
+                "ConfigMap "
+                    + ns
+                    + "/"
+                    + name
+                    + " (publish.configMapName) exists and is not this FGAModel's; rename or delete it"),
+            false);
       } else if (!data.equals(existing.getData())) {
         client
             .resource(existing)
@@ -371,6 +379,9 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
       if (pod != null && modelId.equals(pod.get(MODEL_ID))) {
         continue;
       }
+      if (pod != null && pod.isEmpty()) {
+        pod = null; // the client reads an absent map as an empty one; the patch must create it
+      }
       JsonPatch patch = JsonPatch.guardedBy(d);
       if (d.getSpec().getTemplate().getMetadata() == null) {
         patch.add("/spec/template/metadata", Map.of("annotations", Map.of(MODEL_ID, modelId)));
@@ -384,13 +395,14 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
             .addKeyValue("deployment", d.getMetadata().getName())
             .log("published model {} to the pod template: its pods roll", modelId);
       } catch (KubernetesClientException e) {
-        if (e.getCode() != 409 && e.getCode() != 422) {
+        if (e.getCode() != 409) {
           throw e;
         }
-        // changed meanwhile (the resourceVersion test): the next reconcile does it
+        // changed since it was listed: tried again soon
+        retrySoon = true;
       }
     }
-    return Optional.empty();
+    return new Publication(Optional.empty(), retrySoon);
   }
 
   private static OwnerReference owner(FGAModel model) {
