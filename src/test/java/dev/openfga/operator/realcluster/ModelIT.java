@@ -16,7 +16,6 @@ import io.fabric8.kubernetes.client.dsl.MixedOperation;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import java.net.URI;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -82,21 +81,7 @@ class ModelIT {
             cluster.namespace(),
             "leaderElection: {enabled: false}\nstoresAndModels: {enabled: true}\n"),
         "operator-0");
-    String ns = cluster.namespace();
-    var fixture = UpstreamOpenFga.fixture(ns, "openfga", Binaries.NEW_OPENFGA, 1, null);
-    Deployment deployment = fixture.build();
-    var template = deployment.getSpec().getTemplate().getMetadata();
-    if (template.getAnnotations() == null) {
-      template.setAnnotations(new HashMap<>());
-    }
-    template.getAnnotations().put(TestKubelet.SERVE, "true");
-    cluster
-        .client()
-        .resource(UpstreamOpenFga.datastoreSecret(ns, "openfga", db.ownerUri()))
-        .create();
-    cluster.client().resource(deployment).create();
-    await().atMost(WAIT).until(() -> cluster.kubelet().serverUrlOf(ns, "openfga").isPresent());
-    url = cluster.kubelet().serverUrlOf(ns, "openfga").orElseThrow();
+    url = cluster.serveOpenFga("openfga", db, Map.of());
     fga = new FgaApi(FgaApi.defaultHttpClient(), URI.create(url), Optional::empty);
   }
 

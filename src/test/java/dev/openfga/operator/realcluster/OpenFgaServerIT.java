@@ -3,13 +3,11 @@ package dev.openfga.operator.realcluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubernetes.api.model.apps.Deployment;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.HashMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -27,41 +25,12 @@ class OpenFgaServerIT {
     cluster.startOperator(
         cluster.installOperator(cluster.namespace(), "leaderElection: {enabled: false}\n"),
         "operator-0");
-    String ns = cluster.namespace();
-    Deployment deployment =
-        UpstreamOpenFga.operatorMode(
-            cluster.client(), ns, "openfga", Binaries.NEW_OPENFGA, 1, null);
-    var template = deployment.getSpec().getTemplate().getMetadata();
-    if (template.getAnnotations() == null) {
-      template.setAnnotations(new HashMap<>());
-    }
-    template.getAnnotations().put(TestKubelet.SERVE, "true");
-    cluster
-        .client()
-        .resource(UpstreamOpenFga.datastoreSecret(ns, "openfga", db.ownerUri()))
-        .create();
-    cluster.client().resource(deployment).create();
-    OpenFgaView openfga = new OpenFgaView(cluster.client(), ns, "openfga");
-
+    OpenFgaView openfga = new OpenFgaView(cluster.client(), cluster.namespace(), "openfga");
+    String url = cluster.serveOpenFga("openfga", db, java.util.Map.of());
+    // the server is ready only on a migrated schema; the operator records the migration
     await()
-        .atMost(Duration.ofMinutes(2))
+        .atMost(Duration.ofMinutes(1))
         .untilAsserted(() -> assertThat(openfga.recordedVersion()).isEqualTo(Binaries.NEW_OPENFGA));
-    await()
-        .atMost(Duration.ofMinutes(2))
-        .untilAsserted(
-            () ->
-                assertThat(
-                        cluster
-                            .client()
-                            .apps()
-                            .deployments()
-                            .inNamespace(ns)
-                            .withName("openfga")
-                            .get()
-                            .getStatus()
-                            .getAvailableReplicas())
-                    .isEqualTo(1));
-    String url = cluster.kubelet().serverUrlOf(ns, "openfga").orElseThrow();
 
     HttpClient http = HttpClient.newHttpClient();
     HttpResponse<String> created =

@@ -77,6 +77,7 @@ final class OperatorInstall {
           .waitUntilCondition(
               c ->
                   c.getStatus() != null
+                      && c.getStatus().getConditions() != null
                       && c.getStatus().getConditions().stream()
                           .anyMatch(
                               k ->

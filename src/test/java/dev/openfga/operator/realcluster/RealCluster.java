@@ -186,6 +186,36 @@ public final class RealCluster implements BeforeAllCallback, AfterAllCallback {
     return new OpenFgaView(client(), ns, name);
   }
 
+  /**
+   * An OpenFGA Deployment {@code name} (the stock chart's, on {@code db}, with {@code env} added)
+   * whose pods run the real server ({@link TestKubelet#SERVE}); waits until it has an available
+   * replica (after the operator's migration, when one runs) and returns its HTTP URL.
+   */
+  String serveOpenFga(String name, Postgres.Database db, Map<String, String> env) {
+    var fixture = UpstreamOpenFga.fixture(namespace, name, Binaries.NEW_OPENFGA, 1, null);
+    env.forEach(fixture::envVar);
+    var deployment = fixture.build();
+    var template = deployment.getSpec().getTemplate().getMetadata();
+    if (template.getAnnotations() == null) {
+      template.setAnnotations(new java.util.HashMap<>());
+    }
+    template.getAnnotations().put(TestKubelet.SERVE, "true");
+    client().resource(UpstreamOpenFga.datastoreSecret(namespace, name, db.ownerUri())).create();
+    client().resource(deployment).create();
+    org.awaitility.Awaitility.await()
+        .atMost(java.time.Duration.ofMinutes(2))
+        .until(
+            () -> {
+              var d = client().apps().deployments().inNamespace(namespace).withName(name).get();
+              Integer available =
+                  d.getStatus() == null ? null : d.getStatus().getAvailableReplicas();
+              return available != null
+                  && available >= 1
+                  && kubelet().serverUrlOf(namespace, name).isPresent();
+            });
+    return kubelet().serverUrlOf(namespace, name).orElseThrow();
+  }
+
   /** The objects of a file rendered from the stock upstream {@code openfga} chart. */
   static List<HasMetadata> upstreamChart(KubernetesClient client, String file) {
     String path = "/fixtures/upstream-openfga-chart-0.3.12/" + file;

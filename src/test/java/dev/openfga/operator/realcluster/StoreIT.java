@@ -9,13 +9,11 @@ import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
-import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.MixedOperation;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import java.net.URI;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -49,41 +47,13 @@ class StoreIT {
             cluster.namespace(),
             "leaderElection: {enabled: false}\nstoresAndModels: {enabled: true}\n"),
         "operator-0");
-    serve("openfga", db, Map.of());
-    url = cluster.kubelet().serverUrlOf(cluster.namespace(), "openfga").orElseThrow();
+    url = serve("openfga", db, Map.of());
     fga = new FgaApi(FgaApi.defaultHttpClient(), URI.create(url), Optional::empty);
   }
 
   /** An OpenFGA Deployment whose pods run the real server; waits until it is available. */
-  private static void serve(String name, Postgres.Database db, Map<String, String> env) {
-    String ns = cluster.namespace();
-    var fixture = UpstreamOpenFga.fixture(ns, name, Binaries.NEW_OPENFGA, 1, null);
-    env.forEach(fixture::envVar);
-    Deployment deployment = fixture.build();
-    var template = deployment.getSpec().getTemplate().getMetadata();
-    if (template.getAnnotations() == null) {
-      template.setAnnotations(new HashMap<>());
-    }
-    template.getAnnotations().put(TestKubelet.SERVE, "true");
-    cluster.client().resource(UpstreamOpenFga.datastoreSecret(ns, name, db.ownerUri())).create();
-    cluster.client().resource(deployment).create();
-    await().atMost(WAIT).until(() -> cluster.kubelet().serverUrlOf(ns, name).isPresent());
-    await()
-        .atMost(WAIT)
-        .until(
-            () ->
-                Optional.ofNullable(
-                            cluster
-                                .client()
-                                .apps()
-                                .deployments()
-                                .inNamespace(ns)
-                                .withName(name)
-                                .get()
-                                .getStatus()
-                                .getAvailableReplicas())
-                        .orElse(0)
-                    >= 1);
+  private static String serve(String name, Postgres.Database db, Map<String, String> env) {
+    return cluster.serveOpenFga(name, db, env);
   }
 
   private static MixedOperation<FGAStore, ?, Resource<FGAStore>> stores() {
@@ -292,11 +262,11 @@ class StoreIT {
   @Test
   @Order(7)
   void aPreSharedKeyFromTheSecretIsSentAndAWrongOneIsReported() throws Exception {
-    serve(
-        "openfga-psk",
-        cluster.postgres().createDatabase("psk"),
-        Map.of("OPENFGA_AUTHN_METHOD", "preshared", "OPENFGA_AUTHN_PRESHARED_KEYS", KEY));
-    String pskUrl = cluster.kubelet().serverUrlOf(cluster.namespace(), "openfga-psk").orElseThrow();
+    String pskUrl =
+        serve(
+            "openfga-psk",
+            cluster.postgres().createDatabase("psk"),
+            Map.of("OPENFGA_AUTHN_METHOD", "preshared", "OPENFGA_AUTHN_PRESHARED_KEYS", KEY));
     KubernetesClient client = cluster.client();
     for (var secret : Map.of("good-key", KEY, "bad-key", "not-the-key").entrySet()) {
       client
@@ -330,15 +300,14 @@ class StoreIT {
   void oidcClientCredentialsFromTheSecretGetATokenTheServerAccepts() throws Exception {
     try (OidcIssuer issuer =
         new OidcIssuer("client-1", "secret-1", "https://api.openfga.example")) {
-      serve(
-          "openfga-oidc",
-          cluster.postgres().createDatabase("oidc"),
-          Map.of(
-              "OPENFGA_AUTHN_METHOD", "oidc",
-              "OPENFGA_AUTHN_OIDC_ISSUER", issuer.url(),
-              "OPENFGA_AUTHN_OIDC_AUDIENCE", "https://api.openfga.example"));
       String oidcUrl =
-          cluster.kubelet().serverUrlOf(cluster.namespace(), "openfga-oidc").orElseThrow();
+          serve(
+              "openfga-oidc",
+              cluster.postgres().createDatabase("oidc"),
+              Map.of(
+                  "OPENFGA_AUTHN_METHOD", "oidc",
+                  "OPENFGA_AUTHN_OIDC_ISSUER", issuer.url(),
+                  "OPENFGA_AUTHN_OIDC_AUDIENCE", "https://api.openfga.example"));
       cluster
           .client()
           .resource(
