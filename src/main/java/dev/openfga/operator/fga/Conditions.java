@@ -1,13 +1,21 @@
 package dev.openfga.operator.fga;
 
+import dev.openfga.operator.controller.EventRecorder;
+import dev.openfga.operator.model.Names;
 import dev.openfga.operator.model.Timestamps;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.CustomResource;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import org.slf4j.Logger;
 
 /** The status conditions of the FGAStore and FGAModel resources, Kubernetes style. */
 final class Conditions {
@@ -63,6 +71,50 @@ final class Conditions {
       conditions.forEach(c -> copy.add(new ConditionBuilder(c).build()));
     }
     return copy;
+  }
+
+  /**
+   * The status patch when the status changed, else none; rescheduled after {@code again} (null:
+   * not). The patch is the difference between the cached object and a copy with the new status, so
+   * it touches {@code /status} only.
+   */
+  static <S, R extends CustomResource<?, S>> UpdateControl<R> update(
+      KubernetesClient client, R resource, S old, S next, Duration again) {
+    UpdateControl<R> control;
+    if (sameStatus(old, next)) {
+      control = UpdateControl.noUpdate();
+    } else {
+      R patched = client.getKubernetesSerialization().clone(resource);
+      patched.setStatus(next);
+      control = UpdateControl.patchStatus(patched);
+    }
+    return again == null ? control : control.rescheduleAfter(again);
+  }
+
+  /**
+   * {@code Ready=False} with this reason; when that is news, a WARN log line and (with {@code
+   * warn}) a Warning Event on the resource.
+   */
+  static void block(
+      EventRecorder events,
+      Logger log,
+      HasMetadata resource,
+      FgaStatus next,
+      String reason,
+      String message,
+      boolean warn,
+      Instant now) {
+    if (set(next, "Ready", false, reason, message, now)) {
+      log.atWarn()
+          .addKeyValue(
+              resource.getKind().toLowerCase(java.util.Locale.ROOT),
+              resource.getMetadata().getNamespace() + "/" + resource.getMetadata().getName())
+          .addKeyValue("reason", reason)
+          .log(message);
+      if (warn) {
+        events.emit(resource, reason, true, message, reason + "/" + Names.shortHash(message), now);
+      }
+    }
   }
 
   /** Whether two statuses say the same (then nothing is written). */

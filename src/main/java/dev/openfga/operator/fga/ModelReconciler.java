@@ -7,7 +7,6 @@ import dev.openfga.operator.fga.ModelPlanner.Entry;
 import dev.openfga.operator.fga.ModelPlanner.Known;
 import dev.openfga.operator.fga.ModelPlanner.Plan;
 import dev.openfga.operator.model.Keys;
-import dev.openfga.operator.model.Names;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
@@ -430,31 +429,13 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
       String message,
       boolean warn,
       Duration again) {
-    if (Conditions.set(next, "Ready", false, reason, message, clock.instant())) {
-      LOG.atWarn()
-          .addKeyValue(
-              "fgamodel", model.getMetadata().getNamespace() + "/" + model.getMetadata().getName())
-          .addKeyValue("reason", reason)
-          .log(message);
-      if (warn) {
-        events.emit(
-            model, reason, true, message, reason + "/" + Names.shortHash(message), clock.instant());
-      }
-    }
+    Conditions.block(events, LOG, model, next, reason, message, warn, clock.instant());
     return update(model, model.getStatus(), next, again);
   }
 
   private UpdateControl<FGAModel> update(
       FGAModel model, FGAModel.Status old, FGAModel.Status next, Duration again) {
-    UpdateControl<FGAModel> control;
-    if (Conditions.sameStatus(old, next)) {
-      control = UpdateControl.noUpdate();
-    } else {
-      FGAModel patched = client.getKubernetesSerialization().clone(model);
-      patched.setStatus(next);
-      control = UpdateControl.patchStatus(patched);
-    }
-    return control.rescheduleAfter(again);
+    return Conditions.update(client, model, old, next, again);
   }
 
   private static FGAModel.Status copy(FGAModel.Status old) {

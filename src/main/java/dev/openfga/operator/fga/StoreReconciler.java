@@ -192,31 +192,13 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
       String message,
       boolean warn,
       Duration again) {
-    boolean changed = Conditions.set(next, "Ready", false, reason, message, clock.instant());
-    if (changed) {
-      LOG.atWarn().addKeyValue("fgastore", ref(store)).addKeyValue("reason", reason).log(message);
-      if (warn) {
-        events.emit(store, reason, true, message, reason + "/" + message, clock.instant());
-      }
-    }
+    Conditions.block(events, LOG, store, next, reason, message, warn, clock.instant());
     return update(store, store.getStatus(), next, again);
   }
 
-  /**
-   * Patches the status when it changed: the patch is the difference between the cached object and a
-   * copy of it with the new status, so it touches {@code /status} only.
-   */
   private UpdateControl<FGAStore> update(
       FGAStore store, FGAStore.Status old, FGAStore.Status next, Duration again) {
-    UpdateControl<FGAStore> control;
-    if (Conditions.sameStatus(old, next)) {
-      control = UpdateControl.noUpdate();
-    } else {
-      FGAStore patched = client.getKubernetesSerialization().clone(store);
-      patched.setStatus(next);
-      control = UpdateControl.patchStatus(patched);
-    }
-    return again == null ? control : control.rescheduleAfter(again);
+    return Conditions.update(client, store, old, next, again);
   }
 
   private static FGAStore.Status copy(FGAStore.Status old) {
