@@ -6,7 +6,9 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.openfga.language.DslToJsonTransformer;
+import dev.openfga.language.JsonToDslTransformer;
 import dev.openfga.language.errors.DslErrorsException;
+import dev.openfga.language.validation.ModelValidator;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -60,14 +62,40 @@ public final class ModelJson {
 
   /** From the DSL, through OpenFGA's own transformer and validator. */
   public static Normalised fromDsl(String dsl) throws InvalidModel {
+    String json;
     try {
-      String json = new DslToJsonTransformer().transform(dsl);
-      return of(JSON.readTree(json));
+      json = new DslToJsonTransformer().transform(dsl);
     } catch (DslErrorsException e) {
-      throw new InvalidModel("the model DSL does not parse: " + e.getMessage());
+      throw new InvalidModel("the model DSL does not parse: " + errors(e));
     } catch (IOException e) {
       throw new InvalidModel("the model DSL cannot be read: " + e.getMessage());
     }
+    validate(dsl);
+    try {
+      return of(JSON.readTree(json));
+    } catch (IOException e) {
+      throw new InvalidModel("the model DSL cannot be read: " + e.getMessage());
+    }
+  }
+
+  /** OpenFGA's semantic checks (undefined types and relations, cycles, ...) on the DSL. */
+  private static void validate(String dsl) throws InvalidModel {
+    try {
+      ModelValidator.validateDsl(dsl);
+    } catch (DslErrorsException e) {
+      throw new InvalidModel("the model is not valid: " + errors(e));
+    } catch (IOException | RuntimeException e) {
+      throw new InvalidModel("the model cannot be validated: " + e.getMessage());
+    }
+  }
+
+  private static String errors(DslErrorsException e) {
+    String all =
+        e.getErrors().stream()
+            .map(Object::toString)
+            .map(String::strip)
+            .collect(java.util.stream.Collectors.joining("; "));
+    return all.isEmpty() ? String.valueOf(e.getMessage()) : all;
   }
 
   /** From JSON (as {@code fga model write --file model.json} takes it). */
@@ -83,6 +111,13 @@ public final class ModelJson {
         || !node.path("type_definitions").isArray()) {
       throw new InvalidModel(
           "the model JSON needs schema_version (a string) and type_definitions (an array)");
+    }
+    try {
+      validate(new JsonToDslTransformer().transform(json));
+    } catch (IOException e) {
+      throw new InvalidModel("the model JSON is not an authorization model: " + e.getMessage());
+    } catch (RuntimeException e) {
+      throw new InvalidModel("the model JSON is not an authorization model: " + e);
     }
     return of(node);
   }

@@ -79,6 +79,15 @@ class ModelJsonTest {
   }
 
   @Test
+  void aModelThatParsesButReferencesAnUndefinedTypeIsInvalid() {
+    String undefined = DSL.replace("define owner: [user]", "define owner: [team]");
+    assertThatThrownBy(() -> ModelJson.fromDsl(undefined))
+        .isInstanceOf(ModelJson.InvalidModel.class)
+        .hasMessageContaining("not valid")
+        .hasMessageContaining("team");
+  }
+
+  @Test
   void anUnparsableModelSaysWhy() {
     assertThatThrownBy(
             () ->
