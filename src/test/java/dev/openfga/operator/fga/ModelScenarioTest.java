@@ -1,0 +1,179 @@
+package dev.openfga.operator.fga;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import dev.openfga.operator.config.OperatorConfig;
+import dev.openfga.operator.testing.MockCluster;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The FGAModel controller in the real operator against the mock API server and a fake OpenFGA (one
+ * store, its models in a list): the fast tier; the rules against the real server are {@code
+ * ModelIT}.
+ */
+class ModelScenarioTest {
+  private static final Duration WAIT = Duration.ofSeconds(20);
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String STORE_ID = "01HVMMBCMGZNT3SED4Z17E0001";
+  private static final String DSL =
+      "model\n  schema 1.1\ntype user\ntype doc\n  relations\n    define viewer: [user]\n";
+
+  private MockCluster cluster;
+  private HttpServer openfga;
+
+  /** The store's models, newest first, as the API lists them. */
+  private final List<ObjectNode> models = new CopyOnWriteArrayList<>();
+
+  private final AtomicInteger writes = new AtomicInteger();
+
+  @BeforeEach
+  void start() throws IOException {
+    cluster = new MockCluster();
+    openfga = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    openfga.createContext("/stores", this::serve);
+    openfga.start();
+    OperatorConfig base = MockCluster.config(Duration.ofSeconds(2), 1);
+    cluster.startOperator(
+        new OperatorConfig(
+            base.watchNamespaces(),
+            false,
+            base.leaseNamespace(),
+            base.metricsAddress(),
+            base.healthAddress(),
+            base.backoffLimit(),
+            base.activeDeadlineSeconds(),
+            base.ttlSecondsAfterFinished(),
+            base.retryCooldown(),
+            base.failureLogLines(),
+            false,
+            true),
+        "operator-a");
+  }
+
+  @AfterEach
+  void stop() {
+    cluster.close();
+    openfga.stop(0);
+  }
+
+  private void serve(HttpExchange exchange) throws IOException {
+    String path = exchange.getRequestURI().getPath();
+    String method = exchange.getRequestMethod();
+    int status = 200;
+    ObjectNode body = JSON.createObjectNode();
+    if (path.equals("/stores") && method.equals("GET")) {
+      body.putArray("stores").addObject().put("id", STORE_ID).put("name", "app");
+    } else if (path.equals("/stores/" + STORE_ID) && method.equals("GET")) {
+      body.put("id", STORE_ID).put("name", "app");
+    } else if (path.endsWith("/authorization-models") && method.equals("GET")) {
+      ArrayNode list = body.putArray("authorization_models");
+      models.forEach(list::add);
+    } else if (path.endsWith("/authorization-models") && method.equals("POST")) {
+      ObjectNode model = (ObjectNode) JSON.readTree(exchange.getRequestBody());
+      String id = String.format("01HVMMBCMGZNT3SED4Z17EM%03d", writes.incrementAndGet());
+      model.put("id", id);
+      models.add(0, model);
+      body.put("authorization_model_id", id);
+      status = 201;
+    } else {
+      status = 404;
+    }
+    byte[] out = body.toString().getBytes(StandardCharsets.UTF_8);
+    exchange.sendResponseHeaders(status, out.length);
+    try (OutputStream o = exchange.getResponseBody()) {
+      o.write(out);
+    }
+  }
+
+  private void applyStoreAndModel(String dsl) {
+    FGAStore store = new FGAStore();
+    store.setMetadata(
+        new ObjectMetaBuilder().withName("app").withNamespace(MockCluster.NS).build());
+    FGAStore.Spec spec = new FGAStore.Spec();
+    spec.setName("app");
+    FGAStore.OpenFgaRef ref = new FGAStore.OpenFgaRef();
+    ref.setUrl("http://127.0.0.1:" + openfga.getAddress().getPort());
+    spec.setOpenfgaRef(ref);
+    store.setSpec(spec);
+    cluster.client().resources(FGAStore.class).inNamespace(MockCluster.NS).resource(store).create();
+
+    FGAModel model = new FGAModel();
+    model.setMetadata(
+        new ObjectMetaBuilder().withName("app").withNamespace(MockCluster.NS).build());
+    FGAModel.Spec m = new FGAModel.Spec();
+    m.setStoreRef(new FGAStore.NameRef("app"));
+    m.setModel(dsl);
+    FGAModel.Publish publish = new FGAModel.Publish();
+    publish.setConfigMapName("app-fga");
+    m.setPublish(publish);
+    model.setSpec(m);
+    cluster.client().resources(FGAModel.class).inNamespace(MockCluster.NS).resource(model).create();
+  }
+
+  private FGAModel.Status status() {
+    FGAModel m =
+        cluster
+            .client()
+            .resources(FGAModel.class)
+            .inNamespace(MockCluster.NS)
+            .withName("app")
+            .get();
+    return m == null ? null : m.getStatus();
+  }
+
+  @Test
+  void aModelIsWrittenOnceAndPublished() {
+    applyStoreAndModel(DSL);
+    await().atMost(WAIT).until(() -> status() != null && status().getModelId() != null);
+    assertThat(writes).hasValue(1);
+    assertThat(status().getLastWrittenHash()).startsWith("sha256:");
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> {
+              ConfigMap cm =
+                  cluster
+                      .client()
+                      .configMaps()
+                      .inNamespace(MockCluster.NS)
+                      .withName("app-fga")
+                      .get();
+              assertThat(cm).isNotNull();
+              assertThat(cm.getData()).containsEntry("FGA_MODEL_ID", status().getModelId());
+              assertThat(cm.getMetadata().getOwnerReferences())
+                  .extracting("kind")
+                  .containsExactly("FGAModel");
+            });
+  }
+
+  @Test
+  void aModelAlreadyInTheStoreIsAdoptedNotWrittenAgain() throws Exception {
+    JsonNode existing = ModelJson.fromDsl(DSL).json();
+    ObjectNode stored = ((ObjectNode) existing.deepCopy()).put("id", "01HVMMBCMGZNT3SED4Z17EM900");
+    models.add(stored);
+    applyStoreAndModel(DSL.replace("type doc", "\n# documents\ntype doc"));
+    await().atMost(WAIT).until(() -> status() != null && status().getModelId() != null);
+    assertThat(status().getModelId()).isEqualTo("01HVMMBCMGZNT3SED4Z17EM900");
+    assertThat(writes).hasValue(0);
+  }
+}
