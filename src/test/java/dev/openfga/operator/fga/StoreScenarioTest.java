@@ -8,7 +8,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import dev.openfga.operator.config.OperatorConfig;
 import dev.openfga.operator.testing.MockCluster;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
@@ -44,22 +43,9 @@ class StoreScenarioTest {
     openfga = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
     openfga.createContext("/stores", this::serve);
     openfga.start();
-    OperatorConfig base = MockCluster.config(Duration.ofSeconds(2), 1);
-    OperatorConfig config =
-        new OperatorConfig(
-            base.watchNamespaces(),
-            false,
-            base.leaseNamespace(),
-            base.metricsAddress(),
-            base.healthAddress(),
-            base.backoffLimit(),
-            base.activeDeadlineSeconds(),
-            base.ttlSecondsAfterFinished(),
-            base.retryCooldown(),
-            base.failureLogLines(),
-            false,
-            true);
-    cluster.startOperator(config, "operator-a");
+    cluster.startOperator(
+        MockCluster.withStoresAndModels(MockCluster.config(Duration.ofSeconds(2), 1)),
+        "operator-a");
   }
 
   @AfterEach

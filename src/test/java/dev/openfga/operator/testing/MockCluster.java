@@ -255,6 +255,23 @@ public final class MockCluster implements AutoCloseable {
         cooldown);
   }
 
+  /** The same configuration with the FGAStore and FGAModel controllers on. */
+  public static OperatorConfig withStoresAndModels(OperatorConfig base) {
+    return new OperatorConfig(
+        base.watchNamespaces(),
+        base.leaderElect(),
+        base.leaseNamespace(),
+        base.metricsAddress(),
+        base.healthAddress(),
+        base.backoffLimit(),
+        base.activeDeadlineSeconds(),
+        base.ttlSecondsAfterFinished(),
+        base.retryCooldown(),
+        base.failureLogLines(),
+        base.dryRun(),
+        true);
+  }
+
   public MigrationOperator startOperator(OperatorConfig config, String identity) {
     return startOperator(config, identity, null);
   }
