@@ -162,4 +162,37 @@ class ModelScenarioTest {
     assertThat(status().getModelId()).isEqualTo("01HVMMBCMGZNT3SED4Z17EM900");
     assertThat(writes).hasValue(0);
   }
+
+  @Test
+  void aModelFromAConfigMapKeyIsReadAndWritten() {
+    cluster
+        .client()
+        .configMaps()
+        .inNamespace(MockCluster.NS)
+        .resource(
+            new io.fabric8.kubernetes.api.model.ConfigMapBuilder()
+                .withNewMetadata()
+                .withName("authz")
+                .withNamespace(MockCluster.NS)
+                .endMetadata()
+                .addToData("model.fga", DSL)
+                .build())
+        .create();
+    applyStoreAndModel(null);
+    cluster
+        .client()
+        .resources(FGAModel.class)
+        .inNamespace(MockCluster.NS)
+        .withName("app")
+        .edit(
+            m -> {
+              FGAModel.ModelFrom from = new FGAModel.ModelFrom();
+              from.setConfigMapKeyRef(new FGAModel.KeyRef("authz", "model.fga"));
+              m.getSpec().setModelFrom(from);
+              return m;
+            });
+    await().atMost(WAIT).until(() -> status() != null && status().getModelId() != null);
+    assertThat(writes).hasValue(1);
+    assertThat(models.get(0).path("type_definitions").size()).isEqualTo(2);
+  }
 }
