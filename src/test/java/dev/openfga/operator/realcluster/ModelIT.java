@@ -360,9 +360,14 @@ class ModelIT {
         .contains(good + " stays published");
     assertThat(get("tested").getStatus().getModelId()).isEqualTo(good);
     assertThat(modelCount(storeId)).isEqualTo(1);
-    assertThat(fga.listStores())
-        .extracting(FgaApi.Store::name)
-        .noneMatch(n -> n.startsWith("fgamodel-test-"));
+    // each run deletes its scratch store (the status patch makes one more run: wait it out)
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () ->
+                assertThat(fga.listStores())
+                    .extracting(FgaApi.Store::name)
+                    .noneMatch(n -> n.startsWith("fgamodel-test-")));
   }
 
   @Test
