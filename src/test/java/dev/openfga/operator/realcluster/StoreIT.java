@@ -347,47 +347,40 @@ class StoreIT {
   void theApiServerRefusesARenamedStoreAndAChangedStoreId() {
     apply("immutable", "it-immutable", null, null);
     awaitReason("immutable", "StoreReady");
-    Throwable renamed =
-        org.assertj.core.api.Assertions.catchThrowable(
-            () ->
-                stores()
-                    .inNamespace(cluster.namespace())
-                    .withName("immutable")
-                    .edit(
-                        s -> {
-                          s.getSpec().setName("it-renamed");
-                          return s;
-                        }));
+    Throwable renamed = editRetrying("immutable", s -> s.getSpec().setName("it-renamed"));
     assertThat(renamed).hasMessageContaining("spec.name is immutable");
-    stores()
-        .inNamespace(cluster.namespace())
-        .withName("immutable")
-        .edit(
-            s -> {
-              s.getSpec().setStoreId(s.getStatus().getStoreId());
-              return s;
-            });
-    // the operator patches the status meanwhile: a 409 is a race, not the answer
-    Throwable changed = null;
+    String id = get("immutable").getStatus().getStoreId();
+    assertThat(editRetrying("immutable", s -> s.getSpec().setStoreId(id))).as("adding").isNull();
+    Throwable changed =
+        editRetrying("immutable", s -> s.getSpec().setStoreId("01HVMMBCMGZNT3SED4Z17ECXCA"));
+    assertThat(changed).hasMessageContaining("spec.storeId can be added, never changed or removed");
+  }
+
+  /**
+   * Edits the FGAStore; returns what the API server refused it with, or null. The operator patches
+   * the status meanwhile: a 409 is that race, not the answer, and is tried again.
+   */
+  private static Throwable editRetrying(String name, java.util.function.Consumer<FGAStore> change) {
+    Throwable refused = null;
     for (int attempt = 0; attempt < 10; attempt++) {
-      changed =
+      refused =
           org.assertj.core.api.Assertions.catchThrowable(
               () ->
                   stores()
                       .inNamespace(cluster.namespace())
-                      .withName("immutable")
+                      .withName(name)
                       .edit(
                           s -> {
-                            s.getSpec().setStoreId("01HVMMBCMGZNT3SED4Z17ECXCA");
+                            change.accept(s);
                             return s;
                           }));
-      if (!(changed instanceof io.fabric8.kubernetes.client.KubernetesClientException k)
+      if (!(refused instanceof io.fabric8.kubernetes.client.KubernetesClientException k)
           || k.getCode() != 409) {
-        break;
+        return refused;
       }
       ControlPlane.sleep(Duration.ofMillis(200));
     }
-    assertThat(changed).hasMessageContaining("spec.storeId can be added, never changed or removed");
+    return refused;
   }
 
   @Test
