@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.config.Cloner;
+import io.javaoperatorsdk.operator.api.config.ControllerConfigurationOverrider;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfigurationBuilder;
 import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetrics;
 import io.javaoperatorsdk.operator.processing.retry.GenericRetry;
@@ -175,11 +176,7 @@ public final class MigrationOperator implements AutoCloseable {
               .withReconciliationMaxInterval(RESYNC)
               // the first list in pages: the full objects never have to fit in the heap at once
               .withInformerListLimit(LIST_PAGE_SIZE);
-          if (config.watchesAllNamespaces()) {
-            c.watchingAllNamespaces();
-          } else {
-            c.settingNamespaces(config.watchNamespaces());
-          }
+          watched(c, config);
           if (config.watchesAllNamespaces() || config.watchNamespaces().size() == 1) {
             // Cache trimmed Deployments. Only with a single informer: JOSDK gives every watched
             // namespace its own informer but the same store, and a relist clears the rest of it.
@@ -187,32 +184,32 @@ public final class MigrationOperator implements AutoCloseable {
           }
         });
     if (config.storesAndModels()) {
+      java.net.http.HttpClient http = FgaApi.defaultHttpClient();
+      // every event, not only a new generation: a touched resource is looked at again (a store
+      // deleted out of band is found at once, not at the next recheck)
       operator.register(
-          new StoreReconciler(client, FgaApi.defaultHttpClient(), events, clock),
-          c -> {
-            // every event, not only a new generation: a touched FGAStore is looked at again (a
-            // store deleted out of band is found at once, not at the next recheck)
-            c.withName(STORE_CONTROLLER).withRetry(retry).withGenerationAware(false);
-            if (config.watchesAllNamespaces()) {
-              c.watchingAllNamespaces();
-            } else {
-              c.settingNamespaces(config.watchNamespaces());
-            }
-          });
-    }
-    if (config.storesAndModels()) {
+          new StoreReconciler(client, http, events, clock),
+          c ->
+              watched(
+                  c.withName(STORE_CONTROLLER).withRetry(retry).withGenerationAware(false),
+                  config));
       operator.register(
-          new ModelReconciler(client, FgaApi.defaultHttpClient(), events, clock),
-          c -> {
-            c.withName(MODEL_CONTROLLER).withRetry(retry).withGenerationAware(false);
-            if (config.watchesAllNamespaces()) {
-              c.watchingAllNamespaces();
-            } else {
-              c.settingNamespaces(config.watchNamespaces());
-            }
-          });
+          new ModelReconciler(client, http, events, clock),
+          c ->
+              watched(
+                  c.withName(MODEL_CONTROLLER).withRetry(retry).withGenerationAware(false),
+                  config));
     }
     return new MigrationOperator(operator, leadership, evidence);
+  }
+
+  /** A controller watches the namespaces the flags name (or all). */
+  private static void watched(ControllerConfigurationOverrider<?> c, OperatorConfig config) {
+    if (config.watchesAllNamespaces()) {
+      c.watchingAllNamespaces();
+    } else {
+      c.settingNamespaces(config.watchNamespaces());
+    }
   }
 
   /**

@@ -12,7 +12,6 @@ import io.fabric8.kubernetes.client.utils.Serialization;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import org.slf4j.Logger;
@@ -65,12 +64,9 @@ final class Conditions {
         || !text.equals(existing.getMessage());
   }
 
-  static List<Condition> copy(List<Condition> conditions) {
-    List<Condition> copy = new ArrayList<>();
-    if (conditions != null) {
-      conditions.forEach(c -> copy.add(new ConditionBuilder(c).build()));
-    }
-    return copy;
+  /** A deep copy of a status to change ({@code empty} when there is none yet). */
+  static <S> S copy(S old, java.util.function.Supplier<S> empty) {
+    return old == null ? empty.get() : Serialization.clone(old);
   }
 
   /**

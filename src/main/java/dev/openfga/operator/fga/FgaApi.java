@@ -105,17 +105,7 @@ public final class FgaApi {
 
   /** Every store (all pages). */
   public List<Store> listStores() throws IOException, InterruptedException {
-    List<Store> stores = new ArrayList<>();
-    String token = "";
-    do {
-      JsonNode page =
-          send("GET", "/stores?page_size=" + PAGE_SIZE + continuation(token), null, true);
-      for (JsonNode s : page.path("stores")) {
-        stores.add(store(s));
-      }
-      token = page.path("continuation_token").asText("");
-    } while (!token.isEmpty());
-    return stores;
+    return all("/stores?page_size=" + PAGE_SIZE, "stores").stream().map(FgaApi::store).toList();
   }
 
   /** The stores that have exactly this name (OpenFGA does not keep names unique). */
@@ -132,7 +122,7 @@ public final class FgaApi {
       }
       return Optional.of(store(s));
     } catch (ApiException e) {
-      if (e.status() == 404 || e.code().contains("not_found")) {
+      if (notFound(e)) {
         return Optional.empty();
       }
       throw e;
@@ -149,7 +139,7 @@ public final class FgaApi {
     try {
       send("DELETE", "/stores/" + segment(id), null, true);
     } catch (ApiException e) {
-      if (e.status() != 404 && !e.code().contains("not_found")) {
+      if (!notFound(e)) {
         throw e;
       }
     }
@@ -157,34 +147,24 @@ public final class FgaApi {
 
   /** Every authorization model of the store, newest first (all pages). */
   public List<Model> listModels(String storeId) throws IOException, InterruptedException {
-    List<Model> models = new ArrayList<>();
-    String token = "";
-    do {
-      JsonNode page =
-          send(
-              "GET",
-              "/stores/"
-                  + segment(storeId)
-                  + "/authorization-models?page_size="
-                  + 50
-                  + continuation(token),
-              null,
-              true);
-      for (JsonNode m : page.path("authorization_models")) {
-        models.add(new Model(m.path("id").asText(), m));
-      }
-      token = page.path("continuation_token").asText("");
-    } while (!token.isEmpty());
-    return models;
+    return all(
+            "/stores/" + segment(storeId) + "/authorization-models?page_size=50",
+            "authorization_models")
+        .stream()
+        .map(m -> new Model(m.path("id").asText(), m))
+        .toList();
   }
 
-  /** The newest model's id, or empty for a store without models. */
-  public Optional<String> latestModelId(String storeId) throws IOException, InterruptedException {
-    JsonNode page =
-        send(
-            "GET", "/stores/" + segment(storeId) + "/authorization-models?page_size=1", null, true);
-    JsonNode first = page.path("authorization_models").path(0);
-    return first.isMissingNode() ? Optional.empty() : Optional.of(first.path("id").asText());
+  /** The items of the array {@code field} over every page of a list call. */
+  private List<JsonNode> all(String path, String field) throws IOException, InterruptedException {
+    List<JsonNode> items = new ArrayList<>();
+    String token = "";
+    do {
+      JsonNode page = send("GET", path + continuation(token), null, true);
+      page.path(field).forEach(items::add);
+      token = page.path("continuation_token").asText("");
+    } while (!token.isEmpty());
+    return items;
   }
 
   /**
@@ -247,6 +227,10 @@ public final class FgaApi {
         .path("objects")
         .forEach(o -> objects.add(o.asText()));
     return objects;
+  }
+
+  private static boolean notFound(ApiException e) {
+    return e.status() == 404 || e.code().contains("not_found");
   }
 
   private static Store store(JsonNode s) {

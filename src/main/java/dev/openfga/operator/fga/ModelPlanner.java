@@ -21,8 +21,6 @@ import java.util.Set;
  *       answer was): adopted, nothing written.
  *   <li>Otherwise: write it.
  * </ol>
- *
- * Not yet used by a controller: the FGAModel resource is the next part of issue 13.
  */
 public final class ModelPlanner {
   private ModelPlanner() {}
@@ -81,6 +79,16 @@ public final class ModelPlanner {
       }
     }
     return new Plan.Write();
+  }
+
+  /**
+   * Whether carrying out the plan changes the published model id (a write, or another id than the
+   * current one): only then do the model's tests run first.
+   */
+  public static boolean changesPublishedId(Plan plan, Known known) {
+    Optional<String> current = known.current().map(Entry::modelId);
+    return plan instanceof Plan.Write
+        || (plan instanceof Plan.Use use && !Optional.of(use.modelId()).equals(current));
   }
 
   /**

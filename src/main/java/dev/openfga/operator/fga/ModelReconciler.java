@@ -7,7 +7,6 @@ import dev.openfga.operator.fga.ModelPlanner.Entry;
 import dev.openfga.operator.fga.ModelPlanner.Known;
 import dev.openfga.operator.fga.ModelPlanner.Plan;
 import dev.openfga.operator.model.Keys;
-import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReference;
@@ -87,7 +86,7 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
   public UpdateControl<FGAModel> reconcile(FGAModel model, Context<FGAModel> context) {
     FGAModel.Spec spec = model.getSpec();
     FGAModel.Status old = model.getStatus();
-    FGAModel.Status next = copy(old);
+    FGAModel.Status next = Conditions.copy(old, FGAModel.Status::new);
     next.setObservedGeneration(model.getMetadata().getGeneration());
     String ns = model.getMetadata().getNamespace();
     Duration again = spec.getModelFrom() != null ? SOURCE_RECHECK : RECHECK;
@@ -123,10 +122,7 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
       List<FgaApi.Model> models = api.listModels(storeId);
       Plan plan = ModelPlanner.plan(desired, known, models);
       Optional<String> current = known.current().map(Entry::modelId);
-      boolean changes =
-          plan instanceof Plan.Write
-              || (plan instanceof Plan.Use use && !Optional.of(use.modelId()).equals(current));
-      if (tests != null && changes) {
+      if (tests != null && ModelPlanner.changesPublishedId(plan, known)) {
         Optional<String> failed =
             ModelTests.run(
                 api, "fgamodel-test-" + desired.hash().substring(7, 19), desired.json(), tests);
@@ -436,19 +432,5 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
   private UpdateControl<FGAModel> update(
       FGAModel model, FGAModel.Status old, FGAModel.Status next, Duration again) {
     return Conditions.update(client, model, old, next, again);
-  }
-
-  private static FGAModel.Status copy(FGAModel.Status old) {
-    FGAModel.Status s = new FGAModel.Status();
-    if (old != null) {
-      s.setStoreId(old.getStoreId());
-      s.setModelId(old.getModelId());
-      s.setLastWrittenHash(old.getLastWrittenHash());
-      s.setObservedGeneration(old.getObservedGeneration());
-      s.setHistory(new ArrayList<>(old.getHistory()));
-      List<Condition> conditions = Conditions.copy(old.getConditions());
-      s.setConditions(conditions);
-    }
-    return s;
   }
 }

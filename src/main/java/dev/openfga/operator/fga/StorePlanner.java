@@ -31,8 +31,6 @@ public final class StorePlanner {
   public static final String INVALID_SPEC = "InvalidSpec";
   public static final String API_ERROR = "OpenFGARequestFailed";
   public static final String CREDENTIALS_ERROR = "CredentialsError";
-  public static final String DELETED = "StoreDeleted";
-  public static final String RETAINED = "StoreRetained";
 
   /** The decision. */
   public sealed interface Plan {

@@ -53,7 +53,7 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
   public UpdateControl<FGAStore> reconcile(FGAStore store, Context<FGAStore> context) {
     FGAStore.Spec spec = store.getSpec();
     FGAStore.Status old = store.getStatus();
-    FGAStore.Status next = copy(old);
+    FGAStore.Status next = Conditions.copy(old, FGAStore.Status::new);
     next.setObservedGeneration(store.getMetadata().getGeneration());
 
     Optional<String> invalid = StorePlanner.invalid(spec);
@@ -199,17 +199,6 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
   private UpdateControl<FGAStore> update(
       FGAStore store, FGAStore.Status old, FGAStore.Status next, Duration again) {
     return Conditions.update(client, store, old, next, again);
-  }
-
-  private static FGAStore.Status copy(FGAStore.Status old) {
-    FGAStore.Status s = new FGAStore.Status();
-    if (old != null) {
-      s.setStoreId(old.getStoreId());
-      s.setCreatedByOperator(old.getCreatedByOperator());
-      s.setObservedGeneration(old.getObservedGeneration());
-      s.setConditions(Conditions.copy(old.getConditions()));
-    }
-    return s;
   }
 
   private static String ref(FGAStore store) {

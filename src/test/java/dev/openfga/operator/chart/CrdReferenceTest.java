@@ -114,6 +114,15 @@ class CrdReferenceTest {
   }
 
   @Test
+  void bothCrdsAreKeptWhenTheChartIsUninstalled() {
+    for (String name : new String[] {"fgastores.openfga.dev", "fgamodels.openfga.dev"}) {
+      assertThat(crd(name).getMetadata().getAnnotations())
+          .containsEntry("helm.sh/resource-policy", "keep");
+    }
+    assertThat(chart().render().all(CustomResourceDefinition.class)).as("off by default").isEmpty();
+  }
+
+  @Test
   void theReferenceDocumentsEveryFieldWithItsType() throws IOException {
     String doc = Files.readString(Path.of("docs/crd-reference.md"));
     for (String kind : new String[] {"fgastores.openfga.dev", "fgamodels.openfga.dev"}) {

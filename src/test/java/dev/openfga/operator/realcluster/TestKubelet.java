@@ -126,7 +126,7 @@ final class TestKubelet implements AutoCloseable {
    * Pod annotation: {@code "true"} runs the real {@code openfga run} of the pod's main container
    * (by default its pods are only reported Ready). The kubelet gives it loopback ports of its own
    * ({@code OPENFGA_HTTP_ADDR}, {@code OPENFGA_GRPC_ADDR}; playground and metrics off), reports the
-   * pod Ready once {@code /healthz} answers 200, and tells the URL ({@link #serverUrl}).
+   * pod Ready once {@code /healthz} answers 200, and tells the URL ({@link #serverUrlOf}).
    */
   static final String SERVE = "openfga-operator-test/serve";
 
@@ -445,14 +445,6 @@ final class TestKubelet implements AutoCloseable {
       Thread.sleep(100);
     }
     return false;
-  }
-
-  /**
-   * The HTTP API of the real {@code openfga run} of that pod while it serves ({@link #SERVE}), e.g.
-   * {@code http://127.0.0.1:40123}.
-   */
-  Optional<String> serverUrl(String namespace, String pod) {
-    return Optional.ofNullable(servers.get(namespace + "/" + pod));
   }
 
   /** The server URL of any serving pod of the Deployment {@code name} (its pods' name prefix). */
