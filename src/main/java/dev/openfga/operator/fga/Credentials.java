@@ -28,7 +28,9 @@ import java.util.stream.Collectors;
  *   <li>or {@code clientId}, {@code clientSecret}, {@code apiTokenIssuer} (a URL, or a host whose
  *       {@code /oauth/token} is the token endpoint, as the SDKs read it), optional {@code
  *       apiAudience} and {@code scopes}: OIDC client credentials; the access token is fetched with
- *       the {@code client_credentials} grant and kept until a minute before it expires.
+ *       the {@code client_credentials} grant and kept until a minute before it expires, for as long
+ *       as this object lives: the reconcilers read the Secret and make a new one each time, so a
+ *       token is fetched once per reconcile.
  * </ul>
  *
  * Values are held in memory only: never written to a status, an Event or a log line; messages name
