@@ -37,6 +37,9 @@ final class OperatorProcess implements AutoCloseable {
 
   final Process process;
   final long startNanos;
+
+  /** When the process was started, in epoch nanoseconds (the clock of the audit log). */
+  final long startEpochNanos;
   final int healthPort;
   final int metricsPort;
   private final Path javaHome;
@@ -44,6 +47,11 @@ final class OperatorProcess implements AutoCloseable {
   private OperatorProcess(Process process, long startNanos, int health, int metrics, Path home) {
     this.process = process;
     this.startNanos = startNanos;
+    java.time.Instant now = java.time.Instant.now();
+    this.startEpochNanos =
+        now.getEpochSecond() * 1_000_000_000L
+            + now.getNano()
+            - (System.nanoTime() - startNanos);
     this.healthPort = health;
     this.metricsPort = metrics;
     this.javaHome = home;
@@ -166,6 +174,10 @@ final class OperatorProcess implements AutoCloseable {
   /** user + system CPU seconds so far. */
   double cpuSeconds() throws IOException {
     return ProcStats.cpuSeconds(pid());
+  }
+
+  String cpuByThread() throws IOException {
+    return ProcStats.cpuByThread(pid());
   }
 
   int threads() throws IOException {

@@ -35,6 +35,32 @@ final class ProcStats {
     return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / (double) TICKS;
   }
 
+  /**
+   * CPU seconds per group of threads, the thread names with their digits dropped ("C1
+   * CompilerThre", "JdkHttpClientFactory--pool--thread-"), largest first, as "name 1.23".
+   */
+  static String cpuByThread(long pid) throws IOException {
+    java.util.Map<String, Double> byName = new java.util.HashMap<>();
+    try (var tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
+      for (Path task : (Iterable<Path>) tasks::iterator) {
+        try {
+          String stat = Files.readString(task.resolve("stat"));
+          String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+          String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+          double s = (Long.parseLong(f[11]) + Long.parseLong(f[12])) / (double) TICKS;
+          byName.merge(name.replaceAll("\\d+", ""), s, Double::sum);
+        } catch (IOException gone) {
+          // the thread ended while we read
+        }
+      }
+    }
+    return byName.entrySet().stream()
+        .filter(e -> e.getValue() >= 0.01)
+        .sorted(java.util.Map.Entry.<String, Double>comparingByValue().reversed())
+        .map(e -> String.format(java.util.Locale.ROOT, "%s %.2f", e.getKey(), e.getValue()))
+        .collect(java.util.stream.Collectors.joining(", "));
+  }
+
   static int threads(long pid) throws IOException {
     for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
       if (line.startsWith("Threads:")) {

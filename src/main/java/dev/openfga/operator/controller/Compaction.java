@@ -61,11 +61,19 @@ final class Compaction {
     }
   }
 
+  /** Lists, maps and model objects; not the strings, numbers and booleans, which hold nothing. */
+  private static boolean canHoldListOrMap(Class<?> type) {
+    return List.class.isAssignableFrom(type)
+        || Map.class.isAssignableFrom(type)
+        || type == Object.class
+        || type.getName().startsWith(MODEL);
+  }
+
   private static List<Field> fieldsOf(Class<?> kind) {
     List<Field> fields = new ArrayList<>();
     for (Class<?> c = kind; c != null && c != Object.class; c = c.getSuperclass()) {
       for (Field f : c.getDeclaredFields()) {
-        if (!Modifier.isStatic(f.getModifiers()) && !f.getType().isPrimitive()) {
+        if (!Modifier.isStatic(f.getModifiers()) && canHoldListOrMap(f.getType())) {
           f.setAccessible(true);
           fields.add(f);
         }

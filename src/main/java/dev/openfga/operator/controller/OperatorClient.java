@@ -37,6 +37,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>The kinds the operator reads are registered by hand instead of fabric8 loading every model
  *       class on the class path to learn their kinds (model classes loaded: 972 → 487).
  *   <li>Reads ask for gzip ({@link GzipResponses}): a large list crosses TLS compressed.
+ *   <li>A property's deserializer is built when a value of it is first read ({@link
+ *       LazyDeserializers}), not the whole model graph with the first Deployment.
  * </ul>
  */
 public final class OperatorClient {
@@ -113,6 +115,7 @@ public final class OperatorClient {
   public static KubernetesSerialization serialization() {
     ObjectMapper mapper = new ObjectMapper();
     mapper.addMixIn(ObjectMeta.class, WithoutManagedFields.class);
+    mapper.registerModule(LazyDeserializers.module());
     KubernetesSerialization serialization = new KubernetesSerialization(mapper, false);
     KINDS.forEach(serialization::registerKubernetesResource);
     return serialization;
