@@ -930,7 +930,7 @@ public final class OperatorBench {
     int repeat = 1;
     boolean nmt;
     boolean metricsOff;
-    boolean realApi;
+    boolean realApi = true;
     String peerCommand;
     boolean jfr;
     boolean histo;

@@ -7,6 +7,7 @@ import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -27,6 +28,7 @@ final class PeerRun {
   static final class Result {
     final int n;
     double readyMs = Double.NaN;
+    double syncedSeconds = Double.NaN;
     long rssKiB;
     long hwmKiB;
     int threads;
@@ -59,6 +61,7 @@ final class PeerRun {
     pb.environment().put("KUBECONFIG", api.kubeconfig().toString());
     pb.redirectErrorStream(true).redirectOutput(log.toFile());
     long t0 = System.nanoTime();
+    java.time.Instant started = java.time.Instant.now();
     Process p = pb.start();
     try {
       if (command.contains("{health}")) {
@@ -66,6 +69,9 @@ final class PeerRun {
       }
       Thread.sleep(3000);
       r.startupRequests = api.requestCount();
+      r.syncedSeconds =
+          firstWriteSeconds(
+              api.requests(), started.getEpochSecond() * 1_000_000_000L + started.getNano());
       Thread.sleep(idleSeconds * 1000L);
       long[] rss = ProcStats.rssKiB(p.pid());
       r.rssKiB = rss[0];
@@ -127,6 +133,11 @@ final class PeerRun {
         .append(row("RSS after the idle time, MiB", ours.rssKiB / 1024.0, peer.rssKiB / 1024.0))
         .append(row("peak RSS, MiB", ours.hwmKiB / 1024.0, peer.hwmKiB / 1024.0))
         .append(row("start → ready, s", ours.readyMs / 1000, peer.readyMs / 1000))
+        .append(
+            row(
+                "start → caches synced, s (ours: ready; the peer: its first write)",
+                ours.readyMs / 1000,
+                peer.syncedSeconds))
         .append(row("threads", ours.threads, peer.threads))
         .append(
             row("requests from start to ready + 3 s", ours.startup.size(), peer.startupRequests))
@@ -163,6 +174,21 @@ final class PeerRun {
   }
 
   /** The first image change's reaction: cold code paths after start-up and the idle time. */
+  /**
+   * Seconds from the process start to its first write: controller-runtime reconciles, and the
+   * upstream operator writes a status for every converged Deployment, only once its caches are
+   * synced, while its {@code /readyz} answers 200 before. Its caches are filled by watches with
+   * {@code sendInitialEvents} (client-go's streaming lists), not by LISTs.
+   */
+  static double firstWriteSeconds(List<BenchApi.Request> requests, long startEpochNanos) {
+    return requests.stream()
+            .filter(BenchApi.Request::isWrite)
+            .mapToLong(q -> q.atNanos() - startEpochNanos)
+            .min()
+            .orElse(-1)
+        / 1e9;
+  }
+
   private static double first(double[] values) {
     return values.length == 0 ? Double.NaN : values[0];
   }
