@@ -891,7 +891,7 @@ public final class OperatorBench {
       return String.format(
           Locale.ROOT,
           "%-24s N=%-5d ready %.2fs (list %.2fs) reconciled %.2fs RSS %.0f MiB (peak %.0f) heap %.1f MiB"
-              + " meta %.1f MiB threads %d CPU %.1fs/%.1fs p50 %.1f ms p99 %.1f ms; writes at"
+              + " meta %.1f MiB threads %d CPU %.1fs/%.1fs first %.1f ms p50 %.1f ms p99 %.1f ms; writes at"
               + " start %d, converged-event requests %d; load %s→%s\n    CPU at ready %.2fs: %s\n    %s",
           variant,
           n,
@@ -905,6 +905,7 @@ public final class OperatorBench {
           threads,
           cpuAtSync,
           cpuTotal,
+          latenciesMs.length == 0 ? Double.NaN : latenciesMs[0],
           percentile(latenciesMs, 50),
           percentile(latenciesMs, 99),
           startup.stream().filter(BenchApi.Request::isWrite).count(),
