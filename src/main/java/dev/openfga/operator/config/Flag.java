@@ -4,8 +4,8 @@ import java.util.Locale;
 
 /**
  * Every command-line flag of the operator, with its environment fallback, its default and its
- * meaning. This is the one list of flags: the picocli command, {@code --help} and the README table
- * are all made from it.
+ * meaning. This is the one list of flags: the command line ({@link Cli}), {@code --help} and the
+ * README table are all made from it.
  */
 public enum Flag {
   WATCH_NAMESPACE(

@@ -1,40 +1,31 @@
 package dev.openfga.operator.config;
 
 import java.io.IOException;
-import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.EnumMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.Callable;
 import java.util.function.Function;
 import java.util.function.ToIntFunction;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
-import picocli.CommandLine;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Model.OptionSpec;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.ParseResult;
-import picocli.CommandLine.UnmatchedArgumentException;
 
 /**
  * The operator's command line: {@code openfga-operator [flags]} runs the operator. Flags come from
  * {@link Flag}; each falls back on its environment variable, then on its default. All invalid
  * values are reported together, one line each, before anything starts.
  *
- * <p>The root command is built programmatically from {@link Flag} so that the flag list exists
- * once. Subcommands can be added to the {@link CommandLine} that {@link #commandLine} returns.
+ * <p>The root command ({@link Cli}) is made from {@link Flag} so that the flag list exists once.
+ * Subcommands can be added to the {@link Cli} that {@link #commandLine} returns.
  */
 public final class Flags {
 
@@ -53,49 +44,45 @@ public final class Flags {
 
   private Flags() {}
 
+  /** The root command's description in {@code --help}. */
+  static final String DESCRIPTION =
+      "Runs OpenFGA database migrations as Kubernetes Jobs when an opted-in OpenFGA Deployment"
+          + " changes version.";
+
+  /** The last line of {@code --help}. */
+  static final String FOOTER =
+      "Every flag may also be set through the environment variable named beside it; a flag on the"
+          + " command line wins over the environment.";
+
   /**
    * The root command. When run without a subcommand it validates the flags and hands the result to
    * {@code operator}, whose return value becomes the exit code; invalid flags print one line per
    * problem on the error stream and exit with {@link #EXIT_INVALID_FLAGS}. {@code --help} and
    * {@code --version} print and exit 0; a usage error (unknown flag, missing value) exits 2.
    */
-  public static CommandLine commandLine(
-      Environment environment, ToIntFunction<StartupConfig> operator) {
-    RootCommand root = new RootCommand(environment, operator);
-    CommandSpec spec = CommandSpec.wrapWithoutInspection(root);
-    spec.name(COMMAND_NAME)
-        .mixinStandardHelpOptions(true)
-        .versionProvider(() -> new String[] {COMMAND_NAME + " " + version()});
-    spec.usageMessage()
-        .sortOptions(false)
-        .description(
-            "Runs OpenFGA database migrations as Kubernetes Jobs when an opted-in OpenFGA"
-                + " Deployment changes version.")
-        .footer(
-            "",
-            "Every flag may also be set through the environment variable named beside it; a flag"
-                + " on the command line wins over the environment.");
-    for (Flag flag : Flag.values()) {
-      spec.addOption(optionSpec(flag));
-    }
-    root.spec = spec;
-    CommandLine commandLine = new CommandLine(spec);
-    commandLine.setOverwrittenOptionsAllowed(true); // like Go's flag package: the last one wins
-    commandLine.setParameterExceptionHandler(Flags::reportUsageError);
-    return commandLine;
+  public static Cli commandLine(Environment environment, ToIntFunction<StartupConfig> operator) {
+    return new Cli(
+        (given, out, err) -> {
+          StartupConfig config;
+          try {
+            config = resolve(given, environment);
+          } catch (InvalidFlagsException e) {
+            e.problems().forEach(err::println);
+            return EXIT_INVALID_FLAGS;
+          }
+          return operator.applyAsInt(config);
+        });
   }
 
   /**
    * Parses and validates {@code args} without running anything.
    *
-   * @throws ParameterException on a usage error (unknown flag, missing value)
+   * @throws Cli.UsageException on a usage error (unknown flag, missing value)
    * @throws InvalidFlagsException when values are invalid
    */
   public static StartupConfig parse(Environment environment, String... args)
       throws InvalidFlagsException {
-    CommandLine commandLine = commandLine(environment, config -> 0);
-    ParseResult parsed = commandLine.parseArgs(args);
-    return resolve(given(parsed), environment);
+    return resolve(Cli.parse(args), environment);
   }
 
   /** The version from the jar's manifest ({@code Implementation-Version}), else {@code dev}. */
@@ -151,80 +138,6 @@ public final class Flags {
   static StartupConfig resolve(Map<Flag, String> commandLine, Environment environment)
       throws InvalidFlagsException {
     return new Resolution(commandLine, environment).config();
-  }
-
-  private static OptionSpec optionSpec(Flag flag) {
-    String shownDefault = flag.defaultValue().isEmpty() ? "none" : flag.defaultValue();
-    OptionSpec.Builder option =
-        OptionSpec.builder(flag.option())
-            .paramLabel(flag.paramLabel())
-            .description(
-                flag.description(),
-                "Default: " + shownDefault.replace("`", "") + ". Env: " + flag.envVar() + ".");
-    if (flag.isSwitch()) {
-      option.type(String.class).arity("0..1").fallbackValue("true");
-    } else if (flag.isRepeatable()) {
-      option.type(List.class).auxiliaryTypes(String.class).arity("1");
-    } else {
-      option.type(String.class).arity("1");
-    }
-    return option.build();
-  }
-
-  private static Map<Flag, String> given(ParseResult parsed) {
-    Map<Flag, String> given = new EnumMap<>(Flag.class);
-    for (Flag flag : Flag.values()) {
-      OptionSpec option = parsed.matchedOption(flag.option());
-      if (option == null) {
-        continue;
-      }
-      if (flag.isRepeatable()) {
-        List<String> values = option.getValue();
-        given.put(flag, String.join(",", values));
-      } else {
-        given.put(flag, option.<String>getValue());
-      }
-    }
-    return given;
-  }
-
-  private static int reportUsageError(ParameterException e, String[] args) {
-    CommandLine commandLine = e.getCommandLine();
-    PrintWriter err = commandLine.getErr();
-    err.println(e.getMessage());
-    if (e instanceof UnmatchedArgumentException unmatched) {
-      UnmatchedArgumentException.printSuggestions(unmatched, err);
-    }
-    err.println(
-        "Try '" + commandLine.getCommandSpec().qualifiedName() + " --help' for more information.");
-    err.flush();
-    return commandLine.getCommandSpec().exitCodeOnInvalidInput();
-  }
-
-  /** Runs the operator with the validated flags. */
-  private static final class RootCommand implements Callable<Integer> {
-    private final Environment environment;
-    private final ToIntFunction<StartupConfig> operator;
-    private CommandSpec spec;
-
-    RootCommand(Environment environment, ToIntFunction<StartupConfig> operator) {
-      this.environment = environment;
-      this.operator = operator;
-    }
-
-    @Override
-    public Integer call() {
-      StartupConfig config;
-      try {
-        config = resolve(given(spec.commandLine().getParseResult()), environment);
-      } catch (InvalidFlagsException e) {
-        PrintWriter err = spec.commandLine().getErr();
-        e.problems().forEach(err::println);
-        err.flush();
-        return EXIT_INVALID_FLAGS;
-      }
-      return operator.applyAsInt(config);
-    }
   }
 
   /** A value with where it came from. */

@@ -1,5 +1,7 @@
 package dev.openfga.operator.status;
 
+import dev.openfga.operator.config.Cli;
+import dev.openfga.operator.config.Cli.UsageException;
 import dev.openfga.operator.controller.OperatorClient;
 import dev.openfga.operator.ops.Logging;
 import io.fabric8.kubernetes.client.Config;
@@ -16,62 +18,39 @@ import java.time.Clock;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 import java.util.function.Supplier;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code openfga-operator status}: every opted-in OpenFGA Deployment with its desired and migrated
  * version, the state the operator's planner computes for it, its migration Job and its last Event.
  * Read-only, with the caller's kubeconfig, like {@code kubectl get}.
  */
-@Command(
-    name = StatusCommand.NAME,
-    sortOptions = false,
-    description = {
-      "Lists every opted-in OpenFGA Deployment: desired version, migrated version, state (as the"
-          + " operator decides it), migration Job and last Event.",
-      "Reads the cluster with your kubeconfig (KUBECONFIG, ~/.kube/config, current context);"
-          + " writes nothing."
-    },
-    footer = {
-      "",
-      "Exit status: 0 when the cluster was read, 1 when it could not be, 2 on a usage error."
-    })
-public final class StatusCommand implements Callable<Integer> {
+public final class StatusCommand implements Cli.Subcommand {
   public static final String NAME = "status";
 
   /** Exit code when the cluster cannot be read. */
   public static final int EXIT_UNREACHABLE = 1;
 
-  @Spec private CommandSpec spec;
+  private static final String SUMMARY =
+      "Lists every opted-in OpenFGA Deployment: desired version, migrated version, state (as the"
+          + " operator decides it), migration Job and last Event.";
 
-  @Option(
-      names = {"-n", "--namespace"},
-      paramLabel = "NAMESPACE",
-      description = "Namespace to list. Default: the kubeconfig context's namespace, else default.")
-  private String namespace;
+  static final String HELP =
+      """
+      Usage: openfga-operator status [-Ah] [-n=NAMESPACE] [-o=FORMAT]
+      %s
+      Reads the cluster with your kubeconfig (KUBECONFIG, ~/.kube/config, current context); writes \
+      nothing.
+        -n, --namespace=NAMESPACE  Namespace to list. Default: the kubeconfig context's namespace, \
+      else default.
+        -A, --all-namespaces       List every namespace (adds a NAMESPACE column).
+        -o, --output=FORMAT        table (default) or json (an array of objects with stable field \
+      names).
+        -h, --help                 Show this help message and exit.
 
-  @Option(
-      names = {"-A", "--all-namespaces"},
-      description = "List every namespace (adds a NAMESPACE column).")
-  private boolean allNamespaces;
-
-  @Option(
-      names = {"-o", "--output"},
-      paramLabel = "FORMAT",
-      description = "table (default) or json (an array of objects with stable field names).")
-  private String output = "table";
-
-  @Option(
-      names = {"-h", "--help"},
-      usageHelp = true,
-      description = "Show this help message and exit.")
-  private boolean help;
+      Exit status: 0 when the cluster was read, 1 when it could not be, 2 on a usage error.
+      """
+          .formatted(SUMMARY);
 
   private final Supplier<KubernetesClient> clients;
   private final boolean ownsClient;
@@ -93,24 +72,55 @@ public final class StatusCommand implements Callable<Integer> {
   }
 
   @Override
-  public Integer call() {
-    boolean json = parseOutput();
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public String summary() {
+    return SUMMARY;
+  }
+
+  @Override
+  public int run(List<String> args, PrintWriter out, PrintWriter err) {
+    String namespace = null;
+    boolean allNamespaces = false;
+    String output = "table";
+    for (int i = 0; i < args.size(); i++) {
+      String arg = args.get(i);
+      int eq = arg.startsWith("-") ? arg.indexOf('=') : -1;
+      String option = eq < 0 ? arg : arg.substring(0, eq);
+      String inline = eq < 0 ? null : arg.substring(eq + 1);
+      switch (option) {
+        case "-h", "--help" -> {
+          out.print(HELP);
+          return 0;
+        }
+        case "-n", "--namespace" -> namespace = inline != null ? inline : Cli.valueAfter(args, i++);
+        case "-A", "--all-namespaces" -> allNamespaces = true;
+        case "-o", "--output" -> output = inline != null ? inline : Cli.valueAfter(args, i++);
+        default ->
+            throw new UsageException(
+                arg.startsWith("-")
+                    ? "Unknown option: '" + arg + "'"
+                    : "Unmatched argument at index " + i + ": '" + arg + "'");
+      }
+    }
+    boolean json = parseOutput(output);
     if (namespace != null && allNamespaces) {
-      throw new ParameterException(
-          spec.commandLine(), "--namespace and --all-namespaces cannot be combined");
+      throw new UsageException("--namespace and --all-namespaces cannot be combined");
     }
     if (namespace != null && namespace.isBlank()) {
-      throw new ParameterException(spec.commandLine(), "--namespace must not be empty");
+      throw new UsageException("--namespace must not be empty");
     }
-    PrintWriter out = spec.commandLine().getOut();
-    PrintWriter err = spec.commandLine().getErr();
     if (ownsClient) {
       quietLogs();
     }
     KubernetesClient client = null;
     try {
       client = clients.get();
-      Optional<String> scope = allNamespaces ? Optional.empty() : Optional.of(namespace(client));
+      Optional<String> scope =
+          allNamespaces ? Optional.empty() : Optional.of(namespace(client, namespace));
       List<StatusRow> rows = StatusView.rows(StatusReader.read(client, scope), clock.instant());
       if (json) {
         out.print(StatusTable.json(rows));
@@ -136,18 +146,17 @@ public final class StatusCommand implements Callable<Integer> {
     }
   }
 
-  private boolean parseOutput() {
+  private static boolean parseOutput(String output) {
     return switch (output.strip().toLowerCase(java.util.Locale.ROOT)) {
       case "table", "" -> false;
       case "json" -> true;
       default ->
-          throw new ParameterException(
-              spec.commandLine(),
+          throw new UsageException(
               "Invalid value for option '--output': '" + output + "' (expected table or json)");
     };
   }
 
-  private String namespace(KubernetesClient client) {
+  private static String namespace(KubernetesClient client, String namespace) {
     if (namespace != null) {
       return namespace.strip();
     }

@@ -327,6 +327,23 @@ class StatusCommandTest {
     Run yaml = run(cluster.client(), "status", "-o", "yaml");
     assertThat(yaml.exitCode()).isEqualTo(2);
     assertThat(yaml.err()).contains("'yaml' (expected table or json)");
+
+    Run unknown = run(cluster.client(), "status", "--namespaces", "a");
+    assertThat(unknown.exitCode()).isEqualTo(2);
+    assertThat(unknown.err()).contains("Unknown option: '--namespaces'");
+
+    Run missing = run(cluster.client(), "status", "-n");
+    assertThat(missing.exitCode()).isEqualTo(2);
+    assertThat(missing.err()).contains("Missing required parameter for option '-n'");
+  }
+
+  @Test
+  void optionsTakeTheirValueAfterASpaceOrAnEqualsSign() {
+    Run spaced = run(cluster.client(), "status", "--namespace", MockCluster.NS, "-o", "json");
+    Run joined = run(cluster.client(), "status", "--namespace=" + MockCluster.NS, "-o=json");
+
+    assertThat(joined.exitCode()).isZero();
+    assertThat(joined.out()).isNotEmpty().isEqualTo(spaced.out());
   }
 
   @Test
