@@ -8,14 +8,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
+import dev.openfga.operator.testing.FakeOpenFga;
 import dev.openfga.operator.testing.MockCluster;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -38,7 +36,7 @@ class ModelScenarioTest {
       "model\n  schema 1.1\ntype user\ntype doc\n  relations\n    define viewer: [user]\n";
 
   private MockCluster cluster;
-  private HttpServer openfga;
+  private FakeOpenFga openfga;
 
   /** The store's models, newest first, as the API lists them. */
   private final List<ObjectNode> models = new CopyOnWriteArrayList<>();
@@ -48,18 +46,13 @@ class ModelScenarioTest {
   @BeforeEach
   void start() throws IOException {
     cluster = new MockCluster();
-    openfga = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-    openfga.createContext("/stores", this::serve);
-    openfga.start();
-    cluster.startOperator(
-        MockCluster.withStoresAndModels(MockCluster.config(Duration.ofSeconds(2), 1)),
-        "operator-a");
+    openfga = new FakeOpenFga(cluster, this::serve);
   }
 
   @AfterEach
   void stop() {
     cluster.close();
-    openfga.stop(0);
+    openfga.close();
   }
 
   private void serve(HttpExchange exchange) throws IOException {
@@ -98,7 +91,7 @@ class ModelScenarioTest {
     FGAStore.Spec spec = new FGAStore.Spec();
     spec.setName("app");
     FGAStore.OpenFgaRef ref = new FGAStore.OpenFgaRef();
-    ref.setUrl("http://127.0.0.1:" + openfga.getAddress().getPort());
+    ref.setUrl("http://127.0.0.1:" + openfga.port());
     spec.setOpenfgaRef(ref);
     store.setSpec(spec);
     cluster.client().resources(FGAStore.class).inNamespace(MockCluster.NS).resource(store).create();

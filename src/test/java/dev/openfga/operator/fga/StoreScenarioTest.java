@@ -7,14 +7,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
+import dev.openfga.operator.testing.FakeOpenFga;
 import dev.openfga.operator.testing.MockCluster;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
@@ -33,25 +31,20 @@ class StoreScenarioTest {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private MockCluster cluster;
-  private HttpServer openfga;
+  private FakeOpenFga openfga;
   private final Map<String, String> stores = new ConcurrentHashMap<>();
   private final AtomicInteger ids = new AtomicInteger();
 
   @BeforeEach
   void start() throws IOException {
     cluster = new MockCluster();
-    openfga = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-    openfga.createContext("/stores", this::serve);
-    openfga.start();
-    cluster.startOperator(
-        MockCluster.withStoresAndModels(MockCluster.config(Duration.ofSeconds(2), 1)),
-        "operator-a");
+    openfga = new FakeOpenFga(cluster, this::serve);
   }
 
   @AfterEach
   void stop() {
     cluster.close();
-    openfga.stop(0);
+    openfga.close();
   }
 
   private void serve(HttpExchange exchange) throws IOException {
@@ -93,7 +86,7 @@ class StoreScenarioTest {
     FGAStore.Spec spec = new FGAStore.Spec();
     spec.setName(storeName);
     FGAStore.OpenFgaRef ref = new FGAStore.OpenFgaRef();
-    ref.setUrl("http://127.0.0.1:" + openfga.getAddress().getPort());
+    ref.setUrl("http://127.0.0.1:" + openfga.port());
     spec.setOpenfgaRef(ref);
     store.setSpec(spec);
     return cluster

@@ -1,0 +1,36 @@
+package dev.openfga.operator.testing;
+
+import com.sun.net.httpserver.HttpHandler;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+
+/**
+ * A stand-in OpenFGA HTTP API on loopback for the mock-server scenarios of the FGAStore and
+ * FGAModel controllers, beside an operator started with {@code --stores-and-models}.
+ */
+public final class FakeOpenFga implements AutoCloseable {
+  private final HttpServer server;
+
+  /** Serves {@code /stores...} with {@code handler}, and starts the operator on {@code cluster}. */
+  public FakeOpenFga(MockCluster cluster, HttpHandler handler) throws IOException {
+    server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    server.createContext("/stores", handler);
+    server.start();
+    cluster.startOperator(
+        MockCluster.withStoresAndModels(MockCluster.config(Duration.ofSeconds(2), 1)),
+        "operator-a");
+  }
+
+  /** The port the API listens on. */
+  public int port() {
+    return server.getAddress().getPort();
+  }
+
+  @Override
+  public void close() {
+    server.stop(0);
+  }
+}
