@@ -499,7 +499,8 @@ public final class OperatorBench {
    * A variant by name: {@code jdk17-defaults} and {@code jdk25-defaults} (no flags: what the JVM
    * takes on this machine), {@code image17}, {@code image17-cds}, {@code image25}, {@code
    * image25-aot} (the image's flags, in a container with {@code --container-memory}, plus an AppCDS
-   * archive or AOT cache from a training run), or {@code label=17|25|JAVA_HOME:flags...} where the
+   * archive or AOT cache from a training run), or {@code label=17|25|image17|image25|JAVA_HOME:flags...}
+   * ({@code image17}/{@code image25}: the image's flags and container first) where the
    * flag {@code +CDS} or {@code +AOT} adds a trained archive and a "flag" {@code NAME=value} (no
    * dash) sets an environment variable of the operator's process. The prefix {@code before:} runs
    * it with the baseline jar.
@@ -537,7 +538,13 @@ public final class OperatorBench {
         cache = Cache.CDS;
       }
       flags = flags.stream().filter(f -> !f.equals("+AOT") && !f.equals("+CDS")).toList();
-      v = new Variant(label, home(jdkAndFlags[0]), flags, cache, jar);
+      String jdk = jdkAndFlags[0];
+      if (jdk.startsWith("image")) {
+        // image17 / image25: the image's flags and the container's size, then these flags.
+        flags = concat(concat(imageFlags(Integer.parseInt(jdk.substring(5))), container), flags);
+        jdk = jdk.substring(5);
+      }
+      v = new Variant(label, home(jdk), flags, cache, jar);
     } else {
       v =
           switch (name) {

@@ -34,31 +34,44 @@ final class FailureEvidence {
   /** How long one read of the pod list or the log may take. */
   static final java.time.Duration TIMEOUT = java.time.Duration.ofSeconds(5);
 
-  private final KubernetesClient client;
+  private final KubernetesClient operatorClient;
   private final int lines;
+
+  /** The bounded client, made at the first read (most processes never read a failed pod). */
+  private KubernetesClient bounded;
+
+  private boolean closed;
 
   /**
    * @param client the operator's client; the reads use a copy of its configuration without retries
-   *     and with a short timeout
+   *     and with a short timeout, made when first needed
    */
   FailureEvidence(KubernetesClient client, int lines) {
-    this.client = lines > 0 ? bounded(client) : client;
+    this.operatorClient = client;
     this.lines = lines;
   }
 
-  private static KubernetesClient bounded(KubernetesClient client) {
-    return OperatorClient.create(
-        new io.fabric8.kubernetes.client.ConfigBuilder(client.getConfiguration())
-            .withRequestRetryBackoffLimit(0)
-            .withRequestTimeout((int) TIMEOUT.toMillis())
-            .withConnectionTimeout((int) TIMEOUT.toMillis())
-            .build());
+  private synchronized KubernetesClient client() {
+    if (closed) {
+      throw new IllegalStateException("closed");
+    }
+    if (bounded == null) {
+      bounded =
+          OperatorClient.create(
+              new io.fabric8.kubernetes.client.ConfigBuilder(operatorClient.getConfiguration())
+                  .withRequestRetryBackoffLimit(0)
+                  .withRequestTimeout((int) TIMEOUT.toMillis())
+                  .withConnectionTimeout((int) TIMEOUT.toMillis())
+                  .build());
+    }
+    return bounded;
   }
 
-  /** Closes the bounded client. */
-  void close() {
-    if (lines > 0) {
-      client.close();
+  /** Closes the bounded client, if one was made. */
+  synchronized void close() {
+    closed = true;
+    if (bounded != null) {
+      bounded.close();
     }
   }
 
@@ -95,7 +108,7 @@ final class FailureEvidence {
     String log;
     try {
       log =
-          client
+          client()
               .pods()
               .inNamespace(ns)
               .withName(pod.getMetadata().getName())
@@ -135,7 +148,7 @@ final class FailureEvidence {
   Optional<String> podCreateFailure(Job job) {
     try {
       List<io.fabric8.kubernetes.api.model.Event> events =
-          client
+          client()
               .v1()
               .events()
               .inNamespace(job.getMetadata().getNamespace())
@@ -150,7 +163,7 @@ final class FailureEvidence {
   }
 
   private List<Pod> podsOf(String ns, String label, String uid) {
-    return client.pods().inNamespace(ns).withLabel(label, uid).list().getItems();
+    return client().pods().inNamespace(ns).withLabel(label, uid).list().getItems();
   }
 
   /** "exit code 1 (Error)", or why it is waiting ("ImagePullBackOff: ..."). */

@@ -68,10 +68,17 @@ public final class MigrationOperator implements AutoCloseable {
 
   private final FailureEvidence evidence;
 
-  private MigrationOperator(Operator operator, Leadership leadership, FailureEvidence evidence) {
+  private final MigrationReconciler reconciler;
+
+  private MigrationOperator(
+      Operator operator,
+      Leadership leadership,
+      FailureEvidence evidence,
+      MigrationReconciler reconciler) {
     this.operator = operator;
     this.leadership = leadership;
     this.evidence = evidence;
+    this.reconciler = reconciler;
   }
 
   /**
@@ -200,7 +207,7 @@ public final class MigrationOperator implements AutoCloseable {
                   c.withName(MODEL_CONTROLLER).withRetry(retry).withGenerationAware(false),
                   config));
     }
-    return new MigrationOperator(operator, leadership, evidence);
+    return new MigrationOperator(operator, leadership, evidence, reconciler);
   }
 
   /** A controller watches the namespaces the flags name (or all). */
@@ -217,6 +224,8 @@ public final class MigrationOperator implements AutoCloseable {
    * and the controller starts when this instance leads).
    */
   public void start() {
+    // the Job and record lists beside the Deployment list, not after it (JOSDK's order)
+    reconciler.startOwnedInformers();
     operator.start();
     started = true;
   }

@@ -108,6 +108,32 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
   }
 
   /**
+   * Starts the Job and record informers now, each on a thread of its own, beside the Deployment
+   * informer. JOSDK starts a controller's own informer first and waits for it to sync before it
+   * starts the others; their {@code start()} does nothing once they run and holds their lock while
+   * they start, so JOSDK's own call later waits for these and returns (or, when one failed here,
+   * starts it again and reports the failure itself). Events they deliver before the Deployments are
+   * cached are dropped by JOSDK, which reconciles every cached Deployment once it starts anyway.
+   */
+  void startOwnedInformers() {
+    for (InformerEventSource<?, Deployment> source : List.of(jobs, configMaps)) {
+      Thread starter =
+          new Thread(
+              () -> {
+                try {
+                  source.start();
+                } catch (RuntimeException e) {
+                  LOG.debug(
+                      "early start of the {} informer failed: {}", source.name(), e.toString());
+                }
+              },
+              "start-" + source.name());
+      starter.setDaemon(true);
+      starter.start();
+    }
+  }
+
+  /**
    * An informer on the operator's own objects of a kind (label {@code managed-by}), in the watched
    * namespaces, whose events wake the controlling Deployment.
    */

@@ -98,6 +98,43 @@ class MigrationScenarioTest {
   }
 
   @Test
+  void theJobAndRecordListsAreSentWhileTheDeploymentListIsUnanswered() {
+    // JOSDK alone starts the Job and record informers only once the Deployment informer has
+    // synced: with the Deployment list answered after 3 s, they would be asked for after 3 s
+    Duration delay = Duration.ofSeconds(3);
+    cluster.delayAnswers("GET", p -> p.contains("/deployments?") && !isWatch(p), delay);
+    cluster.jobs().script(j -> Script.SUCCEED);
+    cluster.create(openfga().version("v1.8.0").build());
+
+    startOperator();
+
+    List<MockCluster.ApiRequest> lists =
+        cluster.requests().stream()
+            .filter(r -> MockCluster.OPERATOR_AGENT.equals(r.userAgent()))
+            .filter(r -> r.method().equals("GET") && !isWatch(r.path()))
+            .toList();
+    long deployments = firstList(lists, "/deployments?").receivedNanos();
+    for (String kind : List.of("/jobs?", "/configmaps?")) {
+      assertThat(firstList(lists, kind).receivedNanos() - deployments)
+          .as("%s list sent after the Deployment list, ns", kind)
+          .isLessThan(delay.toNanos() * 2 / 3);
+    }
+    // and the operator still reconciles from complete caches
+    awaitRecorded("openfga", "v1.8.0");
+  }
+
+  private static boolean isWatch(String path) {
+    return path.contains("watch=true");
+  }
+
+  private static MockCluster.ApiRequest firstList(List<MockCluster.ApiRequest> lists, String kind) {
+    return lists.stream()
+        .filter(r -> r.path().contains(kind))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no " + kind + " list in " + lists));
+  }
+
+  @Test
   void anUpgradeSendsNothingBeforeTheJobCreate() {
     // the skeleton keeps what the Job copies, the record is cached: no read on the critical path
     // (ADR 0016)

@@ -37,6 +37,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -81,6 +82,7 @@ public final class MockCluster implements AutoCloseable {
    */
   private static final class Dispatcher extends KubernetesCrudDispatcher {
     private final List<Fault> faults = new CopyOnWriteArrayList<>();
+    private final List<Delay> delays = new CopyOnWriteArrayList<>();
     private final List<ApiRequest> requests = new CopyOnWriteArrayList<>();
 
     /** Pod logs by pod name: the mock has no kubelet, so the fake Job controller puts them here. */
@@ -118,7 +120,16 @@ public final class MockCluster implements AutoCloseable {
       String body = "DELETE".equals(request.getMethod()) ? request.getUtf8Body() : null;
       requests.add(
           new ApiRequest(
-              request.getMethod(), request.getPath(), body, request.getHeader("User-Agent")));
+              request.getMethod(),
+              request.getPath(),
+              body,
+              request.getHeader("User-Agent"),
+              System.nanoTime()));
+      for (Delay d : delays) {
+        if (d.method().equals(request.getMethod()) && d.matches().test(request.getPath())) {
+          return super.dispatch(request).setBodyDelay(d.delay());
+        }
+      }
       for (Fault f : faults) {
         String path = request.getPath();
         boolean matches =
@@ -180,8 +191,22 @@ public final class MockCluster implements AutoCloseable {
     dispatcher.faults.add(new Fault(method, pathEnd, code, new AtomicInteger(times), true));
   }
 
-  /** One request the API server received (the body of DELETE requests only). */
-  public record ApiRequest(String method, String path, String body, String userAgent) {}
+  /**
+   * The API server answers every matching request (by method and path, query included) only after
+   * this delay; other requests are answered meanwhile.
+   */
+  public void delayAnswers(String method, Predicate<String> path, Duration delay) {
+    dispatcher.delays.add(new Delay(method, path, delay));
+  }
+
+  private record Delay(String method, Predicate<String> matches, Duration delay) {}
+
+  /**
+   * One request the API server received (the body of DELETE requests only), and when ({@link
+   * System#nanoTime()}).
+   */
+  public record ApiRequest(
+      String method, String path, String body, String userAgent, long receivedNanos) {}
 
   /** Every request the API server received so far, oldest first. */
   public List<ApiRequest> requests() {
