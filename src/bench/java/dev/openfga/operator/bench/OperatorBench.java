@@ -319,6 +319,9 @@ public final class OperatorBench {
         Files.writeString(
             options.out.resolve(v.name.replace(':', '-') + "-" + n + ".nmt.txt"),
             p.jcmd("VM.native_memory", "summary"));
+        Files.writeString(
+            options.out.resolve(v.name.replace(':', '-') + "-" + n + ".smaps.txt"),
+            ProcStats.smaps(p.pid()));
       }
       int loopStart = api.requestCount();
       double cpuBeforeChanges = p.cpuSeconds();

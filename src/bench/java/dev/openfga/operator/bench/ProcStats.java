@@ -3,6 +3,7 @@ package dev.openfga.operator.bench;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 /** What {@code /proc} says about a process: memory, CPU time, threads. */
 final class ProcStats {
@@ -59,6 +60,92 @@ final class ProcStats {
         .sorted(java.util.Map.Entry.<String, Double>comparingByValue().reversed())
         .map(e -> String.format(java.util.Locale.ROOT, "%s %.2f", e.getKey(), e.getValue()))
         .collect(java.util.stream.Collectors.joining(", "));
+  }
+
+  /**
+   * Where the resident memory is, from {@code /proc/<pid>/smaps}: per mapped file its resident KiB
+   * and how much of that is private copies (written pages, e.g. the relocated AOT cache); the
+   * anonymous mappings (no file) largest first with their size, which tells them apart (the heap's
+   * reservation, the code cache, the class space, malloc arenas, thread stacks), the small ones
+   * summed.
+   */
+  static String smaps(long pid) throws IOException {
+    record Mapping(String name, long sizeKiB, long rssKiB, long anonKiB) {}
+    List<Mapping> mappings = new java.util.ArrayList<>();
+    String name = null;
+    long size = 0;
+    long rss = 0;
+    long anon = 0;
+    for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/smaps"))) {
+      String[] f = line.trim().split("\\s+");
+      if (f.length >= 5 && f[0].matches("[0-9a-f]+-[0-9a-f]+")) {
+        if (name != null) {
+          mappings.add(new Mapping(name, size, rss, anon));
+        }
+        String[] range = f[0].split("-");
+        size = (Long.parseUnsignedLong(range[1], 16) - Long.parseUnsignedLong(range[0], 16)) >> 10;
+        name = f.length >= 6 ? Path.of(f[5]).getFileName().toString() : "";
+        rss = 0;
+        anon = 0;
+      } else if (f[0].equals("Rss:")) {
+        rss = Long.parseLong(f[1]);
+      } else if (f[0].equals("Anonymous:")) {
+        anon = Long.parseLong(f[1]);
+      }
+    }
+    if (name != null) {
+      mappings.add(new Mapping(name, size, rss, anon));
+    }
+    StringBuilder out = new StringBuilder();
+    long total = mappings.stream().mapToLong(Mapping::rssKiB).sum();
+    out.append(String.format(java.util.Locale.ROOT, "resident %d KiB%n", total));
+    out.append("mapped files (resident KiB, of it private copies KiB):\n");
+    java.util.Map<String, long[]> files = new java.util.TreeMap<>();
+    for (Mapping m : mappings) {
+      if (!m.name().isEmpty() && !m.name().startsWith("[")) {
+        long[] v = files.computeIfAbsent(m.name(), k -> new long[2]);
+        v[0] += m.rssKiB();
+        v[1] += m.anonKiB();
+      }
+    }
+    files.entrySet().stream()
+        .filter(e -> e.getValue()[0] > 0)
+        .sorted((a, b) -> Long.compare(b.getValue()[0], a.getValue()[0]))
+        .forEach(
+            e ->
+                out.append(
+                    String.format(
+                        java.util.Locale.ROOT,
+                        "  %8d %8d  %s%n",
+                        e.getValue()[0],
+                        e.getValue()[1],
+                        e.getKey())));
+    out.append("anonymous mappings (resident KiB, mapping size KiB):\n");
+    List<Mapping> anonymous =
+        mappings.stream()
+            .filter(m -> m.name().isEmpty() || m.name().startsWith("["))
+            .filter(m -> m.rssKiB() > 0)
+            .sorted((a, b) -> Long.compare(b.rssKiB(), a.rssKiB()))
+            .toList();
+    long small = 0;
+    int smallCount = 0;
+    for (Mapping m : anonymous) {
+      if (m.rssKiB() >= 512) {
+        out.append(
+            String.format(
+                java.util.Locale.ROOT, "  %8d %8d  %s%n", m.rssKiB(), m.sizeKiB(), m.name()));
+      } else {
+        small += m.rssKiB();
+        smallCount++;
+      }
+    }
+    out.append(
+        String.format(
+            java.util.Locale.ROOT,
+            "  %8d           %d smaller ones (thread stacks, malloc)%n",
+            small,
+            smallCount));
+    return out.toString();
   }
 
   static int threads(long pid) throws IOException {

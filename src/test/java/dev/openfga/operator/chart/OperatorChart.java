@@ -101,8 +101,10 @@ public final class OperatorChart {
     if (valuesFiles.isEmpty()) {
       return new Helm(chart).lint().strict().call();
     }
+    Path dir = null;
     try {
-      Path copy = Files.createTempDirectory("chart-lint-").resolve(chart.getFileName());
+      dir = Files.createTempDirectory("chart-lint-");
+      Path copy = dir.resolve(chart.getFileName());
       try (var files = Files.walk(chart)) {
         for (Path source : (Iterable<Path>) files::iterator) {
           Path target = copy.resolve(chart.relativize(source).toString());
@@ -119,6 +121,22 @@ public final class OperatorChart {
       }
       YAML.writeValue(copy.resolve("values.yaml").toFile(), values);
       return new Helm(copy).lint().strict().call();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } finally {
+      deleteTree(dir);
+    }
+  }
+
+  /** Removes a temporary directory and what it holds (nothing when {@code null}). */
+  private static void deleteTree(Path dir) {
+    if (dir == null) {
+      return;
+    }
+    try (var paths = Files.walk(dir)) {
+      for (Path p : (Iterable<Path>) paths.sorted(java.util.Comparator.reverseOrder())::iterator) {
+        Files.deleteIfExists(p);
+      }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
