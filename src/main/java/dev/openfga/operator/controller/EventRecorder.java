@@ -63,6 +63,45 @@ public final class EventRecorder {
         object, object.getApiVersion(), object.getKind(), reason, warning, message, key, now);
   }
 
+  /** The Event {@code name} on {@code object}: one occurrence, at {@code now}. */
+  static Event event(
+      HasMetadata object,
+      String apiVersion,
+      String kind,
+      String name,
+      String reason,
+      String type,
+      String message,
+      Instant now,
+      String instance) {
+    String namespace = object.getMetadata().getNamespace();
+    String time = Timestamps.format(now);
+    return new EventBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .withNamespace(namespace)
+        .endMetadata()
+        .withNewInvolvedObject()
+        .withApiVersion(apiVersion)
+        .withKind(kind)
+        .withName(object.getMetadata().getName())
+        .withNamespace(namespace)
+        .withUid(object.getMetadata().getUid())
+        .endInvolvedObject()
+        .withReason(reason)
+        .withMessage(message.length() > MESSAGE_MAX ? message.substring(0, MESSAGE_MAX) : message)
+        .withType(type)
+        .withFirstTimestamp(time)
+        .withLastTimestamp(time)
+        .withCount(1)
+        .withNewSource()
+        .withComponent(COMPONENT)
+        .endSource()
+        .withReportingComponent(COMPONENT)
+        .withReportingInstance(instance)
+        .build();
+  }
+
   private boolean emit(
       HasMetadata object,
       String apiVersion,
@@ -79,33 +118,7 @@ public final class EventRecorder {
       return false;
     }
     String type = warning ? "Warning" : "Normal";
-    String time = Timestamps.format(now);
-    Event event =
-        new EventBuilder()
-            .withNewMetadata()
-            .withName(name)
-            .withNamespace(namespace)
-            .endMetadata()
-            .withNewInvolvedObject()
-            .withApiVersion(apiVersion)
-            .withKind(kind)
-            .withName(object.getMetadata().getName())
-            .withNamespace(namespace)
-            .withUid(uid)
-            .endInvolvedObject()
-            .withReason(reason)
-            .withMessage(
-                message.length() > MESSAGE_MAX ? message.substring(0, MESSAGE_MAX) : message)
-            .withType(type)
-            .withFirstTimestamp(time)
-            .withLastTimestamp(time)
-            .withCount(1)
-            .withNewSource()
-            .withComponent(COMPONENT)
-            .endSource()
-            .withReportingComponent(COMPONENT)
-            .withReportingInstance(instance)
-            .build();
+    Event event = event(object, apiVersion, kind, name, reason, type, message, now, instance);
     try {
       client.v1().events().inNamespace(namespace).resource(event).create();
       LOG.debug("Event {} {}: {}", type, reason, event.getMessage());

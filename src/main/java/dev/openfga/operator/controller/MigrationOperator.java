@@ -8,6 +8,7 @@ import dev.openfga.operator.model.Keys;
 import dev.openfga.operator.model.Planner;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.config.Cloner;
 import io.javaoperatorsdk.operator.api.config.ControllerConfigurationOverrider;
@@ -70,15 +71,24 @@ public final class MigrationOperator implements AutoCloseable {
 
   private final MigrationReconciler reconciler;
 
+  /** The planner and the client's serialization, for the warm-up after start ({@link WarmUp}). */
+  private final Planner planner;
+
+  private final KubernetesSerialization serialization;
+
   private MigrationOperator(
       Operator operator,
       Leadership leadership,
       FailureEvidence evidence,
-      MigrationReconciler reconciler) {
+      MigrationReconciler reconciler,
+      Planner planner,
+      KubernetesSerialization serialization) {
     this.operator = operator;
     this.leadership = leadership;
     this.evidence = evidence;
     this.reconciler = reconciler;
+    this.planner = planner;
+    this.serialization = serialization;
   }
 
   /**
@@ -158,9 +168,10 @@ public final class MigrationOperator implements AutoCloseable {
             });
     FailureEvidence evidence = new FailureEvidence(client, config.failureLogLines());
     EventRecorder events = new EventRecorder(client, identity);
+    Planner planner = new Planner(config.policy());
     MigrationReconciler reconciler =
         new MigrationReconciler(
-            new Planner(config.policy()),
+            planner,
             client,
             events,
             registry == null ? MigrationMetrics.none() : new MigrationMetrics(registry),
@@ -207,7 +218,8 @@ public final class MigrationOperator implements AutoCloseable {
                   c.withName(MODEL_CONTROLLER).withRetry(retry).withGenerationAware(false),
                   config));
     }
-    return new MigrationOperator(operator, leadership, evidence, reconciler);
+    return new MigrationOperator(
+        operator, leadership, evidence, reconciler, planner, client.getKubernetesSerialization());
   }
 
   /** A controller watches the namespaces the flags name (or all). */
@@ -228,6 +240,7 @@ public final class MigrationOperator implements AutoCloseable {
     reconciler.startOwnedInformers();
     operator.start();
     started = true;
+    WarmUp.start(planner, serialization);
   }
 
   /** True once started and every informer is healthy (synced and watching). */

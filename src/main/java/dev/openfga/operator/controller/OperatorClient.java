@@ -2,6 +2,7 @@ package dev.openfga.operator.controller;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.module.blackbird.BlackbirdModule;
 import dev.openfga.operator.fga.FGAModel;
 import dev.openfga.operator.fga.FGAStore;
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -116,6 +117,9 @@ public final class OperatorClient {
     ObjectMapper mapper = new ObjectMapper();
     mapper.addMixIn(ObjectMeta.class, WithoutManagedFields.class);
     mapper.registerModule(LazyDeserializers.module());
+    // properties set and read through generated lambdas, not reflection (WarmUp generates the
+    // create path's at start)
+    mapper.registerModule(new BlackbirdModule());
     KubernetesSerialization serialization = new KubernetesSerialization(mapper, false);
     KINDS.forEach(serialization::registerKubernetesResource);
     return serialization;

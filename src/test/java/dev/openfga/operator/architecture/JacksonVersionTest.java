@@ -18,5 +18,7 @@ class JacksonVersionTest {
         .isEqualTo(core);
     assertThat(com.fasterxml.jackson.datatype.jsr310.PackageVersion.VERSION.toString())
         .isEqualTo(core);
+    assertThat(com.fasterxml.jackson.module.blackbird.PackageVersion.VERSION.toString())
+        .isEqualTo(core);
   }
 }

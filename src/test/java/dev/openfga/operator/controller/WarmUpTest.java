@@ -1,0 +1,54 @@
+package dev.openfga.operator.controller;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.openfga.operator.model.Observation;
+import dev.openfga.operator.model.Planner;
+import dev.openfga.operator.model.Policy;
+import dev.openfga.operator.model.Step;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import java.time.Instant;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The warm-up after start runs the create path's writing and reading without a request, and the
+ * operator's serialization (lazy deserializers, Blackbird's generated accessors) writes and reads a
+ * Job exactly as fabric8's own does.
+ */
+class WarmUpTest {
+  private final Planner planner = new Planner(Policy.DEFAULTS);
+
+  @Test
+  void theSampleMakesAJobAndEveryPartRuns() {
+    assertThat(WarmUp.run(planner, OperatorClient.serialization())).isTrue();
+  }
+
+  @Test
+  void theOperatorsSerializationWritesAndReadsAJobAsFabric8sOwnDoes() throws Exception {
+    Job job =
+        planner
+            .plan(
+                new Observation(WarmUp.sample(), Optional.empty(), Optional.empty(), Instant.now()))
+            .steps()
+            .stream()
+            .filter(s -> s instanceof Step.CreateJob)
+            .map(s -> ((Step.CreateJob) s).job())
+            .findFirst()
+            .orElseThrow();
+    KubernetesSerialization ours = OperatorClient.serialization();
+    KubernetesSerialization fabric8 = new KubernetesSerialization();
+    ObjectMapper tree = new ObjectMapper();
+
+    String written = ours.asJson(job);
+    JsonNode expected = tree.readTree(fabric8.asJson(job));
+    assertThat(tree.readTree(written)).isEqualTo(expected);
+    assertThat(written).contains("\"secretKeyRef\"", "\"volumeMounts\"", "\"resources\"");
+    // read back by ours, written by fabric8: the same Job again
+    assertThat(tree.readTree(fabric8.asJson(ours.unmarshal(written, Job.class))))
+        .isEqualTo(expected);
+  }
+}
