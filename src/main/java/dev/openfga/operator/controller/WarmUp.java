@@ -43,13 +43,7 @@ final class WarmUp {
     try {
       Deployment d = sample();
       Instant now = Instant.now();
-      Job job =
-          planner.plan(new Observation(d, Optional.empty(), Optional.empty(), now)).steps().stream()
-              .filter(s -> s instanceof Step.CreateJob)
-              .map(s -> ((Step.CreateJob) s).job())
-              .findFirst()
-              .orElseThrow();
-      json.unmarshal(json.asJson(job), Job.class);
+      json.unmarshal(json.asJson(sampleJob(planner, now)), Job.class);
       Event event =
           EventRecorder.event(
               d, "apps/v1", "Deployment", "warm-up", "warm-up", "Normal", "warm-up", now, "");
@@ -63,6 +57,18 @@ final class WarmUp {
       LOG.debug("warm-up failed: {}", e.toString());
       return false;
     }
+  }
+
+  /** The Job the planner creates for the {@link #sample()} Deployment's first install. */
+  static Job sampleJob(Planner planner, Instant now) {
+    return planner
+        .plan(new Observation(sample(), Optional.empty(), Optional.empty(), now))
+        .steps()
+        .stream()
+        .filter(s -> s instanceof Step.CreateJob)
+        .map(s -> ((Step.CreateJob) s).job())
+        .findFirst()
+        .orElseThrow();
   }
 
   /**

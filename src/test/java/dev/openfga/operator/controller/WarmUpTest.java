@@ -4,14 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.openfga.operator.model.Observation;
 import dev.openfga.operator.model.Planner;
 import dev.openfga.operator.model.Policy;
-import dev.openfga.operator.model.Step;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.time.Instant;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,16 +26,7 @@ class WarmUpTest {
 
   @Test
   void theOperatorsSerializationWritesAndReadsAJobAsFabric8sOwnDoes() throws Exception {
-    Job job =
-        planner
-            .plan(
-                new Observation(WarmUp.sample(), Optional.empty(), Optional.empty(), Instant.now()))
-            .steps()
-            .stream()
-            .filter(s -> s instanceof Step.CreateJob)
-            .map(s -> ((Step.CreateJob) s).job())
-            .findFirst()
-            .orElseThrow();
+    Job job = WarmUp.sampleJob(planner, Instant.now());
     KubernetesSerialization ours = OperatorClient.serialization();
     KubernetesSerialization fabric8 = new KubernetesSerialization();
     ObjectMapper tree = new ObjectMapper();

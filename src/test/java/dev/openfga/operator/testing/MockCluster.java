@@ -125,11 +125,17 @@ public final class MockCluster implements AutoCloseable {
               body,
               request.getHeader("User-Agent"),
               System.nanoTime()));
+      MockResponse response = answer(request);
       for (Delay d : delays) {
         if (d.method().equals(request.getMethod()) && d.matches().test(request.getPath())) {
-          return super.dispatch(request).setBodyDelay(d.delay());
+          return response.setBodyDelay(d.delay());
         }
       }
+      return response;
+    }
+
+    /** An injected fault, or what the CRUD dispatcher answers. */
+    private MockResponse answer(RecordedRequest request) {
       for (Fault f : faults) {
         String path = request.getPath();
         boolean matches =
