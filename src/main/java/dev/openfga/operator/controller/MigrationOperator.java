@@ -76,19 +76,25 @@ public final class MigrationOperator implements AutoCloseable {
 
   private final KubernetesSerialization serialization;
 
+  private final KubernetesClient client;
+
+  /** Without leader election: keeps the client's connection in use ({@code null} before start). */
+  private ConnectionKeeper keeper;
+
   private MigrationOperator(
       Operator operator,
       Leadership leadership,
       FailureEvidence evidence,
       MigrationReconciler reconciler,
       Planner planner,
-      KubernetesSerialization serialization) {
+      KubernetesClient client) {
     this.operator = operator;
     this.leadership = leadership;
     this.evidence = evidence;
     this.reconciler = reconciler;
     this.planner = planner;
-    this.serialization = serialization;
+    this.serialization = client.getKubernetesSerialization();
+    this.client = client;
   }
 
   /**
@@ -218,8 +224,7 @@ public final class MigrationOperator implements AutoCloseable {
                   c.withName(MODEL_CONTROLLER).withRetry(retry).withGenerationAware(false),
                   config));
     }
-    return new MigrationOperator(
-        operator, leadership, evidence, reconciler, planner, client.getKubernetesSerialization());
+    return new MigrationOperator(operator, leadership, evidence, reconciler, planner, client);
   }
 
   /** A controller watches the namespaces the flags name (or all). */
@@ -241,6 +246,10 @@ public final class MigrationOperator implements AutoCloseable {
     operator.start();
     started = true;
     WarmUp.start(planner, serialization);
+    if (leadership == null) {
+      // with leader election the Lease's renewals keep the connection in use
+      keeper = ConnectionKeeper.start(client, ConnectionKeeper.PERIOD);
+    }
   }
 
   /** True once started and every informer is healthy (synced and watching). */
@@ -258,6 +267,9 @@ public final class MigrationOperator implements AutoCloseable {
   public void close() {
     if (leadership != null) {
       leadership.stopping();
+    }
+    if (keeper != null) {
+      keeper.close();
     }
     operator.stop();
     if (leadership != null) {

@@ -75,8 +75,15 @@ public final class ControlPlane implements AutoCloseable {
     this.apiPort = freePort();
   }
 
-  /** Builds (or reuses) the binaries, starts the three processes and waits until pods can run. */
+  /**
+   * Builds (or reuses) the binaries — Kubernetes and every pinned openfga version, before any test
+   * waits for a pod — starts the three processes and waits until pods can run.
+   */
   static ControlPlane start() {
+    // on a cold cache an openfga build takes minutes: never inside a test's wait (a flake seen
+    // when v1.10.0 was first built by the kubelet during a 1-minute wait)
+    Binaries.openfga(Binaries.OLD_OPENFGA);
+    Binaries.openfga(Binaries.NEW_OPENFGA);
     return launch(
         "real-cluster-",
         List.of(),
