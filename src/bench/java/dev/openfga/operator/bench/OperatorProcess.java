@@ -105,6 +105,8 @@ final class OperatorProcess implements AutoCloseable {
     env.put("KUBERNETES_AUTH_TRYSERVICEACCOUNT", "false");
     env.put("KUBERNETES_NAMESPACE", Workload.NS);
     env.put("POD_NAME", "openfga-operator-bench");
+    // as the chart sets it: the Lease's namespace with --leader-elect
+    env.put("POD_NAMESPACE", Workload.NS);
     env.putAll(extraEnv);
     pb.redirectErrorStream(true);
     pb.redirectOutput(log.toFile());

@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,18 +19,29 @@ import org.slf4j.LoggerFactory;
  * one HTTP/2 connection, which the JDK client closes after 30 s with nothing in flight. The first
  * write of the next migration then opens a new connection and waits for a TLS handshake (about 20
  * ms of a reaction after a quiet week). With leader election (the chart's default) the Lease is
- * renewed every 2 s on that connection and this is not needed. A connection that a load balancer
- * or connection tracking drops silently after some idle time is kept too. {@code /version} is
- * readable by every authenticated client (the built-in {@code system:public-info-viewer} role)
- * and small; its answer is not decoded. A failure is logged at debug and changes nothing.
+ * renewed every 2 s on that connection and this is not needed. A connection that a load balancer or
+ * connection tracking drops silently after some idle time is kept too. {@code /version} is readable
+ * by every authenticated client (the built-in {@code system:public-info-viewer} role) and small;
+ * its answer is not decoded. The first answer is logged (info); a failure is logged as a warning
+ * once until the next success, and changes nothing else.
+ *
+ * <p>Test-only system property: {@code -Dopenfga.operator.test.connectionKeeperMillis=n} sets the
+ * period (the real-cluster tier does not wait 20 s).
  */
 final class ConnectionKeeper implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ConnectionKeeper.class);
 
   /** Below the JDK client's 30 s idle timeout, with room for a late timer. */
-  static final Duration PERIOD = Duration.ofSeconds(20);
+  static final Duration PERIOD =
+      Duration.ofMillis(Long.getLong("openfga.operator.test.connectionKeeperMillis", 20_000));
 
   private final ScheduledExecutorService timer;
+
+  /** Whether the last request failed (a failure is logged once until the next success). */
+  private final AtomicBoolean failing = new AtomicBoolean();
+
+  /** Whether an answer has been logged yet. */
+  private final AtomicBoolean answered = new AtomicBoolean();
 
   private ConnectionKeeper(ScheduledExecutorService timer) {
     this.timer = timer;
@@ -46,7 +58,13 @@ final class ConnectionKeeper implements AutoCloseable {
             });
     String url = client.getMasterUrl().toString().replaceAll("/$", "") + "/version";
     HttpRequest request =
-        client.getHttpClient().newHttpRequestBuilder().uri(url).timeout(5, TimeUnit.SECONDS).build();
+        client
+            .getHttpClient()
+            .newHttpRequestBuilder()
+            .uri(url)
+            .timeout(5, TimeUnit.SECONDS)
+            .build();
+    ConnectionKeeper keeper = new ConnectionKeeper(timer);
     long millis = period.toMillis();
     timer.scheduleAtFixedRate(
         () ->
@@ -54,17 +72,36 @@ final class ConnectionKeeper implements AutoCloseable {
                 .getHttpClient()
                 .sendAsync(request, String.class)
                 .whenComplete(
-                    (response, failure) -> {
-                      if (failure != null || !response.isSuccessful()) {
-                        LOG.debug(
-                            "GET /version: {}",
-                            failure != null ? failure.toString() : "HTTP " + response.code());
-                      }
-                    }),
+                    (response, failure) ->
+                        keeper.answered(
+                            failure != null || !response.isSuccessful()
+                                ? (failure != null ? failure.toString() : "HTTP " + response.code())
+                                : null,
+                            period)),
         millis,
         millis,
         TimeUnit.MILLISECONDS);
-    return new ConnectionKeeper(timer);
+    return keeper;
+  }
+
+  /** {@code problem}: why the request failed, or {@code null} when it was answered. */
+  private void answered(String problem, Duration period) {
+    if (problem == null) {
+      failing.set(false);
+      if (!answered.getAndSet(true)) {
+        LOG.info(
+            "GET /version answered: sent every {} to keep the connection to the API server in use"
+                + " (no leader election)",
+            period.toMillis() % 1000 == 0 ? period.toSeconds() + " s" : period.toMillis() + " ms");
+      }
+    } else if (!failing.getAndSet(true)) {
+      LOG.warn(
+          "GET /version failed ({}): the connection to the API server may be closed while idle,"
+              + " and the next migration waits for a new one",
+          problem);
+    } else {
+      LOG.debug("GET /version failed ({})", problem);
+    }
   }
 
   @Override

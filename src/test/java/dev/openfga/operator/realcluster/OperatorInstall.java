@@ -131,6 +131,19 @@ final class OperatorInstall {
         Map.of("KUBECONFIG", plane.adminKubeconfig().toString()));
   }
 
+  /** A client with the operator's own credentials (the chart's ServiceAccount's token). */
+  KubernetesClient client() {
+    try {
+      return new io.fabric8.kubernetes.client.KubernetesClientBuilder()
+          .withConfig(
+              io.fabric8.kubernetes.client.Config.fromKubeconfig(
+                  java.nio.file.Files.readString(kubeconfig)))
+          .build();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
   /** The namespace the operator runs in (its Lease is there). */
   String namespace() {
     return operatorNamespace;
