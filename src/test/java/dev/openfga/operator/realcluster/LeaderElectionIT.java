@@ -23,10 +23,12 @@ class LeaderElectionIT {
   @Test
   void sigtermToTheLeaderReleasesTheLeaseAndTheOtherInstanceTakesOver() {
     OperatorInstall install = cluster.installOperator(cluster.namespace(), "");
+    // the connection keeper's period shortened: with leader election it must not run at all
+    String keeper = "-Dopenfga.operator.test.connectionKeeperMillis=300";
     Map<String, OperatorInstall.OperatorProcess> instances =
         Map.of(
-            "operator-a", cluster.closeAfterClass(install.start("operator-a")),
-            "operator-b", cluster.closeAfterClass(install.start("operator-b")));
+            "operator-a", cluster.closeAfterClass(install.start("operator-a", keeper)),
+            "operator-b", cluster.closeAfterClass(install.start("operator-b", keeper)));
     String leader =
         await()
             .atMost(Duration.ofMinutes(1))
@@ -42,6 +44,8 @@ class LeaderElectionIT {
         .atMost(Duration.ofMinutes(2))
         .untilAsserted(() -> assertThat(openfga.recordedVersion()).isEqualTo(Binaries.OLD_OPENFGA));
 
+    // the Lease renewals keep the connection in use: no GET /version from either instance
+    instances.values().forEach(i -> assertThat(i.log()).doesNotContain("GET /version"));
     OperatorInstall.OperatorProcess stopped = instances.get(leader);
     assertThat(stopped.terminate(GRACE))
         .as("exit code after SIGTERM (-1: still running after the grace period)\n%s", stopped.log())
