@@ -236,15 +236,21 @@ public final class OperatorBench {
     } else if (v.cache == Cache.AOT) {
       flags.add("-XX:AOTCache=" + caches.get(v.name));
     }
-    try (OperatorProcess p =
-        OperatorProcess.start(
-            v.home,
-            flags,
-            v.jar,
-            api.operatorEnv(),
-            !options.metricsOff,
-            log,
-            options.operatorArgs)) {
+    MemoryCgroup cgroup =
+        options.memoryCgroup
+            ? MemoryCgroup.create(options.containerMemory, v.name.replaceAll("[^A-Za-z0-9]", "-"))
+            : null;
+    try (cgroup;
+        OperatorProcess p =
+            OperatorProcess.start(
+                v.home,
+                flags,
+                v.jar,
+                api.operatorEnv(),
+                !options.metricsOff,
+                log,
+                options.operatorArgs,
+                cgroup)) {
       try {
         r.readyMs = p.awaitReady(Duration.ofSeconds(90));
       } catch (Exception e) {
@@ -337,6 +343,9 @@ public final class OperatorBench {
       r.hwmKiB = Math.max(r.hwmKiB, p.rssKiB()[1]);
       r.rssAfterChangesKiB = p.rssKiB()[0];
       r.loadAfter = loadAverage();
+      if (cgroup != null) {
+        r.cgroup = "; " + cgroup.summary();
+      }
       p.stop(Duration.ofSeconds(30));
     }
   }
@@ -465,7 +474,7 @@ public final class OperatorBench {
     long t = System.nanoTime();
     try (OperatorProcess p =
         OperatorProcess.start(
-            v.home, flags, v.jar, api.operatorEnv(), !options.metricsOff, log, List.of())) {
+            v.home, flags, v.jar, api.operatorEnv(), !options.metricsOff, log, List.of(), null)) {
       p.awaitReady(Duration.ofSeconds(120));
       if (options.metricsOff) {
         Thread.sleep(SETTLE.toMillis());
@@ -502,11 +511,11 @@ public final class OperatorBench {
    * A variant by name: {@code jdk17-defaults} and {@code jdk25-defaults} (no flags: what the JVM
    * takes on this machine), {@code image17}, {@code image17-cds}, {@code image25}, {@code
    * image25-aot} (the image's flags, in a container with {@code --container-memory}, plus an AppCDS
-   * archive or AOT cache from a training run), or {@code label=17|25|image17|image25|JAVA_HOME:flags...}
-   * ({@code image17}/{@code image25}: the image's flags and container first) where the
-   * flag {@code +CDS} or {@code +AOT} adds a trained archive and a "flag" {@code NAME=value} (no
-   * dash) sets an environment variable of the operator's process. The prefix {@code before:} runs
-   * it with the baseline jar.
+   * archive or AOT cache from a training run), or {@code
+   * label=17|25|image17|image25|JAVA_HOME:flags...} ({@code image17}/{@code image25}: the image's
+   * flags and container first) where the flag {@code +CDS} or {@code +AOT} adds a trained archive
+   * and a "flag" {@code NAME=value} (no dash) sets an environment variable of the operator's
+   * process. The prefix {@code before:} runs it with the baseline jar.
    */
   private Variant variant(String spec) throws IOException {
     Path jar = options.jar;
@@ -815,9 +824,9 @@ public final class OperatorBench {
     long startEpochNanos;
 
     /**
-     * When, after the process started, the first request arrived and each kind of start-up list
-     * or watch was received and answered: "first request 0.61 s, LIST deployments 0.65–1.90 s,
-     * ..." (a watch's answer is open-ended: its span is its arrival).
+     * When, after the process started, the first request arrived and each kind of start-up list or
+     * watch was received and answered: "first request 0.61 s, LIST deployments 0.65–1.90 s, ..." (a
+     * watch's answer is open-ended: its span is its arrival).
      */
     String timeline() {
       if (startup.isEmpty()) {
@@ -826,7 +835,9 @@ public final class OperatorBench {
       StringBuilder s = new StringBuilder();
       s.append(
           String.format(
-              Locale.ROOT, "first request %.2fs", (startup.get(0).atNanos() - startEpochNanos) / 1e9));
+              Locale.ROOT,
+              "first request %.2fs",
+              (startup.get(0).atNanos() - startEpochNanos) / 1e9));
       Map<String, long[]> spans = new LinkedHashMap<>();
       for (BenchApi.Request q : startup) {
         if (q.kind().startsWith("LIST ") || q.kind().startsWith("WATCH ")) {
@@ -846,6 +857,7 @@ public final class OperatorBench {
                       (span[1] - startEpochNanos) / 1e9)));
       return s.toString();
     }
+
     double cpuAtSync;
     double cpuTotal;
     double waveMs;
@@ -870,6 +882,9 @@ public final class OperatorBench {
     String error;
     String loadBefore = "";
     String loadAfter = "";
+
+    /** With --memory-cgroup: the cgroup's peak, limit hits and OOM kills. */
+    String cgroup = "";
 
     Result(String variant, int n) {
       this.variant = variant;
@@ -902,7 +917,8 @@ public final class OperatorBench {
           Locale.ROOT,
           "%-24s N=%-5d ready %.2fs (list %.2fs) reconciled %.2fs RSS %.0f MiB (peak %.0f) heap %.1f MiB"
               + " meta %.1f MiB threads %d CPU %.1fs/%.1fs first %.1f ms p50 %.1f ms p99 %.1f ms; writes at"
-              + " start %d, converged-event requests %d; load %s→%s\n    CPU at ready %.2fs: %s\n    %s",
+              + " start %d, converged-event requests %d; load %s→%s%s\n    CPU at ready %.2fs: %s\n"
+              + "    %s",
           variant,
           n,
           readyMs / 1000,
@@ -922,6 +938,7 @@ public final class OperatorBench {
           waveRequests.size(),
           loadBefore,
           loadAfter,
+          cgroup,
           cpuAtReady,
           cpuByThreadAtReady,
           timeline());
@@ -950,6 +967,7 @@ public final class OperatorBench {
     Path jdk17 = Path.of(System.getProperty("java.home"));
     Path jdk25 = jdk25();
     String containerMemory = "128m";
+    boolean memoryCgroup;
 
     /**
      * A JDK 25: {@code $JAVA25_HOME}, else a JDK 25 installed beside the one running the benchmark
@@ -1019,6 +1037,7 @@ public final class OperatorBench {
           case "--jdk17" -> o.jdk17 = Path.of(args[++i]);
           case "--jdk25" -> o.jdk25 = Path.of(args[++i]);
           case "--container-memory" -> o.containerMemory = args[++i];
+          case "--memory-cgroup" -> o.memoryCgroup = true;
           case "--compare" -> {
             o.sizes = List.of(1000);
             o.variants =

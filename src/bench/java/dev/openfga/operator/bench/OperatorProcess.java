@@ -40,6 +40,7 @@ final class OperatorProcess implements AutoCloseable {
 
   /** When the process was started, in epoch nanoseconds (the clock of the audit log). */
   final long startEpochNanos;
+
   final int healthPort;
   final int metricsPort;
   private final Path javaHome;
@@ -49,9 +50,7 @@ final class OperatorProcess implements AutoCloseable {
     this.startNanos = startNanos;
     java.time.Instant now = java.time.Instant.now();
     this.startEpochNanos =
-        now.getEpochSecond() * 1_000_000_000L
-            + now.getNano()
-            - (System.nanoTime() - startNanos);
+        now.getEpochSecond() * 1_000_000_000L + now.getNano() - (System.nanoTime() - startNanos);
     this.healthPort = health;
     this.metricsPort = metrics;
     this.javaHome = home;
@@ -68,7 +67,8 @@ final class OperatorProcess implements AutoCloseable {
       Map<String, String> apiEnv,
       boolean metrics,
       Path log,
-      List<String> extraArgs)
+      List<String> extraArgs,
+      MemoryCgroup cgroup)
       throws IOException {
     int health = freePort();
     int metricsPort = metrics ? freePort() : 0;
@@ -93,7 +93,7 @@ final class OperatorProcess implements AutoCloseable {
     cmd.add("--metrics-bind-address");
     cmd.add(metrics ? "127.0.0.1:" + metricsPort : "0");
     cmd.addAll(extraArgs);
-    ProcessBuilder pb = new ProcessBuilder(cmd);
+    ProcessBuilder pb = new ProcessBuilder(cgroup == null ? cmd : cgroup.wrap(cmd));
     Map<String, String> env = pb.environment();
     for (String k :
         List.of("JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS", "KUBECONFIG")) {
