@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.DeserializationContext;
 import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonDeserializer;
 import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.annotation.JacksonStdImpl;
 import com.fasterxml.jackson.databind.deser.BeanDeserializerBuilder;
 import com.fasterxml.jackson.databind.deser.BeanDeserializerModifier;
 import com.fasterxml.jackson.databind.deser.SettableBeanProperty;
@@ -70,7 +71,16 @@ final class LazyDeserializers extends BeanDeserializerModifier {
     return false;
   }
 
-  /** Stands in for a property's deserializer until a value is read. */
+  /**
+   * Stands in for a property's deserializer until a value is read.
+   *
+   * <p>Marked as one of Jackson's own: Blackbird drops its generated setter from a property whose
+   * deserializer is not (it cannot know whether a custom deserializer must see every value), and
+   * every model-typed property would then be set through {@code Method.invoke}. This one only
+   * defers to the deserializer Jackson would have used, and only on object-typed properties, whose
+   * generated setter still calls it.
+   */
+  @JacksonStdImpl
   private static final class Deferred extends JsonDeserializer<Object> {
     private final JavaType type;
     private final BeanProperty property;

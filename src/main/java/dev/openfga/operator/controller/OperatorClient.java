@@ -114,13 +114,20 @@ public final class OperatorClient {
 
   /** The operator's serialization: without managedFields, with only its own kinds. */
   public static KubernetesSerialization serialization() {
-    ObjectMapper mapper = new ObjectMapper();
+    return serialization(new ObjectMapper());
+  }
+
+  /** The same on {@code mapper} (a test looks at the deserializers it builds). */
+  static KubernetesSerialization serialization(ObjectMapper mapper) {
     mapper.addMixIn(ObjectMeta.class, WithoutManagedFields.class);
     mapper.registerModule(LazyDeserializers.module());
-    // properties set and read through generated lambdas, not reflection (WarmUp generates the
-    // create path's at start)
-    mapper.registerModule(new BlackbirdModule());
     KubernetesSerialization serialization = new KubernetesSerialization(mapper, false);
+    // Properties set and read through generated lambdas, not reflection (WarmUp generates the
+    // create path's at start). Registered after fabric8's modules: Jackson runs the deserializer
+    // modifier registered last first, and Blackbird replaces only plain method and field
+    // properties, not the delegating ones fabric8 wraps them in (it would then set every property
+    // of a model object through Method.invoke).
+    mapper.registerModule(new BlackbirdModule());
     KINDS.forEach(serialization::registerKubernetesResource);
     return serialization;
   }
