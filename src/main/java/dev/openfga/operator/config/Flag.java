@@ -139,7 +139,10 @@ public enum Flag {
 
   /** Switches may be given without a value ({@code --leader-elect} means {@code true}). */
   public boolean isSwitch() {
-    return this == WATCH_ALL_NAMESPACES || this == LEADER_ELECT || this == DRY_RUN;
+    return this == WATCH_ALL_NAMESPACES
+        || this == LEADER_ELECT
+        || this == DRY_RUN
+        || this == STORES_AND_MODELS;
   }
 
   /** May be given several times; the values add up. */

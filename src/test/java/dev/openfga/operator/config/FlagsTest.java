@@ -205,6 +205,16 @@ class FlagsTest {
     assertThat(Flags.parse(podIn("o"), "--leader-elect=false").operator().leaderElect()).isFalse();
     assertThat(Flags.parse(podIn("o"), "--leader-elect", "false").operator().leaderElect())
         .isFalse();
+    // like --dry-run, the opt-in to FGAStore and FGAModel needs no value
+    assertThat(Flags.parse(podIn("o"), "--stores-and-models").operator().storesAndModels())
+        .isTrue();
+    assertThat(Flags.parse(podIn("o"), "--stores-and-models=false").operator().storesAndModels())
+        .isFalse();
+    assertThat(
+            Flags.parse(podIn("o"), "--stores-and-models", "--backoff-limit", "5")
+                .operator()
+                .storesAndModels())
+        .isTrue();
     assertThat(
             Flags.parse(podIn("o"), "--leader-elect", "--backoff-limit", "5")
                 .operator()
