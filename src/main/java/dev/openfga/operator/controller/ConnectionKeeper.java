@@ -2,6 +2,7 @@ package dev.openfga.operator.controller;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.http.HttpRequest;
+import io.fabric8.kubernetes.client.http.HttpResponse;
 import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -72,16 +73,19 @@ final class ConnectionKeeper implements AutoCloseable {
                 .getHttpClient()
                 .sendAsync(request, String.class)
                 .whenComplete(
-                    (response, failure) ->
-                        keeper.answered(
-                            failure != null || !response.isSuccessful()
-                                ? (failure != null ? failure.toString() : "HTTP " + response.code())
-                                : null,
-                            period)),
+                    (response, failure) -> keeper.answered(problem(response, failure), period)),
         millis,
         millis,
         TimeUnit.MILLISECONDS);
     return keeper;
+  }
+
+  /** Why the request failed, or {@code null} when it was answered. */
+  private static String problem(HttpResponse<String> response, Throwable failure) {
+    if (failure != null) {
+      return failure.toString();
+    }
+    return response.isSuccessful() ? null : "HTTP " + response.code();
   }
 
   /** {@code problem}: why the request failed, or {@code null} when it was answered. */
