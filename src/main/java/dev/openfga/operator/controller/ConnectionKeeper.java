@@ -41,8 +41,8 @@ final class ConnectionKeeper implements AutoCloseable {
   /** Whether the last request failed (a failure is logged once until the next success). */
   private final AtomicBoolean failing = new AtomicBoolean();
 
-  /** Whether an answer has been logged yet. */
-  private final AtomicBoolean answered = new AtomicBoolean();
+  /** Whether an answer has been logged yet (only the first is). */
+  private final AtomicBoolean firstAnswerLogged = new AtomicBoolean();
 
   private ConnectionKeeper(ScheduledExecutorService timer) {
     this.timer = timer;
@@ -92,7 +92,7 @@ final class ConnectionKeeper implements AutoCloseable {
   private void answered(String problem, Duration period) {
     if (problem == null) {
       failing.set(false);
-      if (!answered.getAndSet(true)) {
+      if (!firstAnswerLogged.getAndSet(true)) {
         LOG.info(
             "GET /version answered: sent every {} to keep the connection to the API server in use"
                 + " (no leader election)",

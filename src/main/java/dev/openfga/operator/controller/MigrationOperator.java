@@ -8,7 +8,6 @@ import dev.openfga.operator.model.Keys;
 import dev.openfga.operator.model.Planner;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.config.Cloner;
 import io.javaoperatorsdk.operator.api.config.ControllerConfigurationOverrider;
@@ -71,11 +70,10 @@ public final class MigrationOperator implements AutoCloseable {
 
   private final MigrationReconciler reconciler;
 
-  /** The planner and the client's serialization, for the warm-up after start ({@link WarmUp}). */
+  /** The planner, for the warm-up after start ({@link WarmUp}). */
   private final Planner planner;
 
-  private final KubernetesSerialization serialization;
-
+  /** For the warm-up (its serialization) and the connection keeper. */
   private final KubernetesClient client;
 
   /** Without leader election: keeps the client's connection in use ({@code null} before start). */
@@ -93,7 +91,6 @@ public final class MigrationOperator implements AutoCloseable {
     this.evidence = evidence;
     this.reconciler = reconciler;
     this.planner = planner;
-    this.serialization = client.getKubernetesSerialization();
     this.client = client;
   }
 
@@ -245,7 +242,7 @@ public final class MigrationOperator implements AutoCloseable {
     reconciler.startOwnedInformers();
     operator.start();
     started = true;
-    WarmUp.start(planner, serialization);
+    WarmUp.start(planner, client.getKubernetesSerialization());
     if (leadership == null) {
       // with leader election the Lease's renewals keep the connection in use
       keeper = ConnectionKeeper.start(client, ConnectionKeeper.PERIOD);
