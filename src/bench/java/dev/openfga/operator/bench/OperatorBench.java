@@ -146,7 +146,7 @@ public final class OperatorBench {
         System.out.println("peer N=" + n + ": no run of ours to compare with");
         continue;
       }
-      String table = PeerRun.table(ours, peer, ours.changesCpuSeconds * 1000 / options.changes);
+      String table = PeerRun.table(ours, peer);
       comparisons.append(table);
       System.out.println(table);
     }
@@ -331,8 +331,11 @@ public final class OperatorBench {
       }
       int loopStart = api.requestCount();
       double cpuBeforeChanges = p.cpuSeconds();
+      var threadsBeforeChanges = ProcStats.cpuByThreadGroup(p.pid());
       double[][] changes = imageChanges(p, n, options.changes);
       r.changesCpuSeconds = p.cpuSeconds() - cpuBeforeChanges;
+      r.secondHalfCpuSeconds = p.cpuSeconds() - changes[2][0];
+      r.cpuByThreadInChanges = ProcStats.cpuByThreadSince(threadsBeforeChanges, p.pid());
       r.latenciesMs = changes[0];
       r.operatorShareMs = changes[1];
       r.exampleCycle = exampleCycle;
@@ -379,13 +382,18 @@ public final class OperatorBench {
    * Image changes, one at a time: patch the image, wait for the Job POST, let the Job complete (the
    * status a Job controller writes), wait for the operator to record the version and send its
    * Event, then delete the Job (as its TTL would). Returns the reaction times (Deployment PATCH
-   * arrival → Job POST arrival at the API) in ms.
+   * arrival → Job POST arrival at the API) in ms, the operator's own share of them, and the
+   * process's CPU seconds when half of the changes were done.
    */
   private double[][] imageChanges(OperatorProcess p, int n, int changes) throws Exception {
     double[] latencies = new double[changes];
     double[] operatorShare = new double[changes];
+    double[] cpuAtHalf = new double[1];
     KubernetesClient c = api.client();
     for (int i = 0; i < changes; i++) {
+      if (i == changes / 2) {
+        cpuAtHalf[0] = p.cpuSeconds();
+      }
       String dep = Workload.openfgaName(i % n);
       String version = "v2." + (versionCounter++) + ".0";
       String job = Names.job(dep);
@@ -426,7 +434,7 @@ public final class OperatorBench {
       }
       Thread.sleep(20);
     }
-    return new double[][] {latencies, operatorShare};
+    return new double[][] {latencies, operatorShare, cpuAtHalf};
   }
 
   /**
@@ -821,6 +829,7 @@ public final class OperatorBench {
     double reconciledMs;
     double cpuAtReady;
     String cpuByThreadAtReady = "";
+    String cpuByThreadInChanges = "";
     long startEpochNanos;
 
     /**
@@ -863,6 +872,15 @@ public final class OperatorBench {
     double waveMs;
     double waveCpuSeconds;
     double changesCpuSeconds;
+    double secondHalfCpuSeconds;
+
+    double cpuMsPerChange() {
+      return changesCpuSeconds * 1000 / latenciesMs.length;
+    }
+
+    double cpuMsPerChangeSecondHalf() {
+      return secondHalfCpuSeconds * 1000 / (latenciesMs.length - latenciesMs.length / 2);
+    }
     long rssKiB;
     long hwmKiB;
     long rssAfterChangesKiB;
@@ -918,6 +936,7 @@ public final class OperatorBench {
           "%-24s N=%-5d ready %.2fs (list %.2fs) reconciled %.2fs RSS %.0f MiB (peak %.0f) heap %.1f MiB"
               + " meta %.1f MiB threads %d CPU %.1fs/%.1fs first %.1f ms p50 %.1f ms p99 %.1f ms; writes at"
               + " start %d, converged-event requests %d; load %s→%s%s\n    CPU at ready %.2fs: %s\n"
+              + "    CPU in the image changes %.2fs (%.1f ms per change, %.1f ms in the second half): %s\n"
               + "    %s",
           variant,
           n,
@@ -941,6 +960,10 @@ public final class OperatorBench {
           cgroup,
           cpuAtReady,
           cpuByThreadAtReady,
+          changesCpuSeconds,
+          cpuMsPerChange(),
+          cpuMsPerChangeSecondHalf(),
+          cpuByThreadInChanges,
           timeline());
     }
   }

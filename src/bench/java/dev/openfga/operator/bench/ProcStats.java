@@ -41,6 +41,11 @@ final class ProcStats {
    * CompilerThre", "JdkHttpClientFactory--pool--thread-"), largest first, as "name 1.23".
    */
   static String cpuByThread(long pid) throws IOException {
+    return format(cpuByThreadGroup(pid));
+  }
+
+  /** CPU seconds per group of threads (names without digits), of threads alive now. */
+  static java.util.Map<String, Double> cpuByThreadGroup(long pid) throws IOException {
     java.util.Map<String, Double> byName = new java.util.HashMap<>();
     try (var tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
       for (Path task : (Iterable<Path>) tasks::iterator) {
@@ -55,6 +60,21 @@ final class ProcStats {
         }
       }
     }
+    return byName;
+  }
+
+  /**
+   * The CPU seconds per group of threads spent between two readings (a group's threads that ended
+   * in between are missed, so the groups may sum to less than the process's difference).
+   */
+  static String cpuByThreadSince(java.util.Map<String, Double> before, long pid)
+      throws IOException {
+    java.util.Map<String, Double> now = cpuByThreadGroup(pid);
+    now.replaceAll((name, s) -> s - before.getOrDefault(name, 0.0));
+    return format(now);
+  }
+
+  private static String format(java.util.Map<String, Double> byName) {
     return byName.entrySet().stream()
         .filter(e -> e.getValue() >= 0.01)
         .sorted(java.util.Map.Entry.<String, Double>comparingByValue().reversed())
