@@ -332,10 +332,12 @@ public final class OperatorBench {
       int loopStart = api.requestCount();
       double cpuBeforeChanges = p.cpuSeconds();
       var threadsBeforeChanges = ProcStats.cpuByThreadGroup(p.pid());
+      double systemBeforeChanges = ProcStats.userAndSystemSeconds(p.pid())[1];
       double[][] changes = imageChanges(p, n, options.changes);
       r.changesCpuSeconds = p.cpuSeconds() - cpuBeforeChanges;
       r.secondHalfCpuSeconds = p.cpuSeconds() - changes[2][0];
       r.cpuByThreadInChanges = ProcStats.cpuByThreadSince(threadsBeforeChanges, p.pid());
+      r.changesSystemSeconds = ProcStats.userAndSystemSeconds(p.pid())[1] - systemBeforeChanges;
       r.latenciesMs = changes[0];
       r.operatorShareMs = changes[1];
       r.exampleCycle = exampleCycle;
@@ -873,6 +875,7 @@ public final class OperatorBench {
     double waveCpuSeconds;
     double changesCpuSeconds;
     double secondHalfCpuSeconds;
+    double changesSystemSeconds;
 
     double cpuMsPerChange() {
       return changesCpuSeconds * 1000 / latenciesMs.length;
@@ -936,7 +939,8 @@ public final class OperatorBench {
           "%-24s N=%-5d ready %.2fs (list %.2fs) reconciled %.2fs RSS %.0f MiB (peak %.0f) heap %.1f MiB"
               + " meta %.1f MiB threads %d CPU %.1fs/%.1fs first %.1f ms p50 %.1f ms p99 %.1f ms; writes at"
               + " start %d, converged-event requests %d; load %s→%s%s\n    CPU at ready %.2fs: %s\n"
-              + "    CPU in the image changes %.2fs (%.1f ms per change, %.1f ms in the second half): %s\n"
+              + "    CPU in the image changes %.2fs (%.2fs of it in the kernel; %.1f ms per change, %.1f ms in"
+              + " the second half): %s\n"
               + "    %s",
           variant,
           n,
@@ -961,6 +965,7 @@ public final class OperatorBench {
           cpuAtReady,
           cpuByThreadAtReady,
           changesCpuSeconds,
+          changesSystemSeconds,
           cpuMsPerChange(),
           cpuMsPerChangeSecondHalf(),
           cpuByThreadInChanges,

@@ -30,10 +30,18 @@ final class ProcStats {
 
   /** user + system CPU seconds so far. */
   static double cpuSeconds(long pid) throws IOException {
+    double[] userAndSystem = userAndSystemSeconds(pid);
+    return userAndSystem[0] + userAndSystem[1];
+  }
+
+  /** user and system (kernel) CPU seconds so far. */
+  static double[] userAndSystemSeconds(long pid) throws IOException {
     String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
     String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
     // after "pid (comm) ": state is field 3, utime field 14, stime field 15 (1-based in proc(5))
-    return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / (double) TICKS;
+    return new double[] {
+      Long.parseLong(f[11]) / (double) TICKS, Long.parseLong(f[12]) / (double) TICKS
+    };
   }
 
   /**
