@@ -3,7 +3,9 @@ package dev.openfga.operator.controller;
 import dev.openfga.operator.model.FailureLog;
 import dev.openfga.operator.model.Keys;
 import dev.openfga.operator.model.MigrationJob;
+import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -98,7 +100,7 @@ final class FailureEvidence {
     if (newest.isEmpty()) {
       return podCreateFailure(job)
           .map(m -> "No pod of Job " + job.getMetadata().getName() + " was created: " + m)
-          .map(m -> FailureLog.redact(m, secrets(job)))
+          .map(m -> redactedWithTheJobsContainers(m, job))
           .orElse("No pod of Job " + job.getMetadata().getName() + " was left to read.");
     }
     Pod pod = newest.get();
@@ -130,14 +132,49 @@ final class FailureEvidence {
       }
       text.append(" Log:\n").append(excerpt);
     }
-    return FailureLog.redact(text.toString(), secrets(job));
+    return FailureLog.redact(text.toString(), secrets(pod.getSpec().getContainers()));
   }
 
-  /** The literal datastore credentials the Job's pod was given (copied from the Deployment). */
-  private static List<String> secrets(Job job) {
-    return job.getSpec().getTemplate().getSpec().getContainers().stream()
-        .flatMap(c -> FailureLog.literalSecrets(c).stream())
-        .toList();
+  /** The literal datastore credentials given to these containers (copied from the Deployment). */
+  private static List<String> secrets(List<Container> containers) {
+    return containers == null
+        ? List.of()
+        : containers.stream().flatMap(c -> FailureLog.literalSecrets(c).stream()).toList();
+  }
+
+  /**
+   * {@code text} masked with the credentials of the Job's pod template. The operator's Jobs are
+   * read without it ({@link OperatorClient}), so the Job is read again here, as a generic object;
+   * when that fails nothing of {@code text} is shown beyond its first words.
+   */
+  private String redactedWithTheJobsContainers(String text, Job job) {
+    String ns = job.getMetadata().getNamespace();
+    String name = job.getMetadata().getName();
+    try {
+      GenericKubernetesResource whole =
+          client()
+              .genericKubernetesResources("batch/v1", "Job")
+              .inNamespace(ns)
+              .withName(name)
+              .get();
+      if (whole == null) {
+        return "No pod of Job " + name + " was created (the Job is gone).";
+      }
+      List<?> containers = whole.get("spec", "template", "spec", "containers");
+      List<Container> parsed =
+          containers == null
+              ? List.of()
+              : containers.stream()
+                  .map(c -> client().getKubernetesSerialization().convertValue(c, Container.class))
+                  .toList();
+      return FailureLog.redact(text, secrets(parsed));
+    } catch (KubernetesClientException e) {
+      return "No pod of Job "
+          + name
+          + " was created; why could not be shown ("
+          + e.getCode()
+          + ").";
+    }
   }
 
   /**

@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectRulesReview;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.batch.v1.JobSpec;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -35,6 +36,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>{@code metadata.managedFields} is skipped while a response is read, never built: with the
  *       last-applied annotation it is 70 % of a Deployment as objects, and the operator never reads
  *       it. Its caches, its Events and its patches never carry it.
+ *   <li>A Job's pod template ({@code spec.template}) is skipped while a Job is read: the operator
+ *       builds it, sends it once and never reads it back (its decisions read a Job's labels,
+ *       annotations, owner and status). It is most of a Job, and a migration's Job is read four
+ *       times or more (the create's answer, its watch events). {@link FailureEvidence} masks
+ *       credentials with the failed pod's own containers, or reads the Job whole when it has no
+ *       pod.
  *   <li>The kinds the operator reads are registered by hand instead of fabric8 loading every model
  *       class on the class path to learn their kinds (model classes loaded: 972 → 487).
  *   <li>Reads ask for gzip ({@link GzipResponses}): a large list crosses TLS compressed.
@@ -120,6 +127,7 @@ public final class OperatorClient {
   /** The same on {@code mapper} (a test looks at the deserializers it builds). */
   static KubernetesSerialization serialization(ObjectMapper mapper) {
     mapper.addMixIn(ObjectMeta.class, WithoutManagedFields.class);
+    mapper.addMixIn(JobSpec.class, JobSpecReadWithoutPodTemplate.class);
     mapper.registerModule(LazyDeserializers.module());
     KubernetesSerialization serialization = new KubernetesSerialization(mapper, false);
     // Properties set and read through generated lambdas, not reflection (WarmUp generates the
@@ -137,4 +145,13 @@ public final class OperatorClient {
       value = {"managedFields"},
       ignoreUnknown = true)
   private abstract static class WithoutManagedFields {}
+
+  /**
+   * Mixed into {@link JobSpec}: the pod template is skipped when a Job is read, and written as
+   * always when one is created.
+   */
+  @JsonIgnoreProperties(
+      value = {"template"},
+      allowGetters = true)
+  private abstract static class JobSpecReadWithoutPodTemplate {}
 }

@@ -88,7 +88,13 @@ class LazyDeserializersTest {
 
     HasMetadata lazy = OperatorClient.serialization().unmarshal(json, object.getClass());
 
-    assertThat(lazy).isEqualTo(FABRIC8.unmarshal(json, object.getClass()));
+    HasMetadata expected = FABRIC8.unmarshal(json, object.getClass());
+    if (expected instanceof Job job) {
+      // the operator reads its Jobs without their pod template (OperatorClient)
+      assertThat(job.getSpec().getTemplate()).isNotNull();
+      job.getSpec().setTemplate(null);
+    }
+    assertThat(lazy).isEqualTo(expected);
     // and again, with every deserializer now built
     assertThat(OperatorClient.serialization().unmarshal(json, object.getClass())).isEqualTo(lazy);
   }

@@ -158,13 +158,8 @@ public final class FakeJobController implements AutoCloseable {
             .addToLabels("batch.kubernetes.io/controller-uid", job.getMetadata().getUid())
             .addToLabels("batch.kubernetes.io/job-name", job.getMetadata().getName())
             .endMetadata()
-            .withNewSpec()
-            .withRestartPolicy("Never")
-            .addNewContainer()
-            .withName(Keys.MIGRATION_CONTAINER)
-            .withImage(job.getSpec().getTemplate().getSpec().getContainers().get(0).getImage())
-            .endContainer()
-            .endSpec()
+            // the pod template's spec, as the Job controller copies it (containers, env, volumes)
+            .withSpec(job.getSpec().getTemplate().getSpec())
             .withNewStatus()
             .withPhase(exitCode == 0 ? "Succeeded" : "Failed")
             .addNewContainerStatus()
@@ -213,7 +208,12 @@ public final class FakeJobController implements AutoCloseable {
   }
 
   public void fail(Job job) {
-    pod(job, 1, FAILURE_LOG);
+    fail(job, FAILURE_LOG);
+  }
+
+  /** The Job fails; its pod leaves this log. */
+  public void fail(Job job, String log) {
+    pod(job, 1, log);
     String t = now();
     setStatus(
         job,

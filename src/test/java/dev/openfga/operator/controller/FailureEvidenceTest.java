@@ -1,0 +1,182 @@
+package dev.openfga.operator.controller;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.openfga.operator.model.Keys;
+import dev.openfga.operator.testing.MockCluster;
+import io.fabric8.kubernetes.api.model.EventBuilder;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The evidence of a failed migration masks the datastore credentials although the operator reads
+ * its Jobs without their pod template ({@link OperatorClient}): from the failed pod's own
+ * containers, or from the Job read again when no pod was created.
+ */
+class FailureEvidenceTest {
+  private static final String PASSWORD = "s3cret-pw";
+  private static final String URI = "postgres://openfga:" + PASSWORD + "@db:5432/openfga";
+
+  private final MockCluster cluster = MockCluster.withoutControllers();
+
+  @AfterEach
+  void close() {
+    cluster.close();
+  }
+
+  @Test
+  void theOperatorReadsItsJobsWithoutThePodTemplateAndWritesItWhole() {
+    Job created = cluster.client().batch().v1().jobs().resource(job()).create();
+    KubernetesClient operator = cluster.operatorClient();
+
+    Job read =
+        operator
+            .batch()
+            .v1()
+            .jobs()
+            .inNamespace(MockCluster.NS)
+            .withName(created.getMetadata().getName())
+            .get();
+
+    assertThat(read.getSpec().getTemplate()).isNull();
+    assertThat(read.getSpec().getBackoffLimit()).isEqualTo(0);
+    assertThat(read.getMetadata().getLabels())
+        .containsEntry(Keys.MANAGED_BY, Keys.MANAGED_BY_OPERATOR);
+    assertThat(operator.getKubernetesSerialization().asJson(job()))
+        .contains("\"template\"", "OPENFGA_DATASTORE_URI");
+  }
+
+  @Test
+  void aFailedPodsLogIsMaskedWithThePodsOwnCredentials() {
+    Job created = cluster.client().batch().v1().jobs().resource(job()).create();
+    cluster.jobs().fail(created, "Error: failed to connect to " + URI + ": refused");
+    Job cached =
+        cluster
+            .operatorClient()
+            .batch()
+            .v1()
+            .jobs()
+            .inNamespace(MockCluster.NS)
+            .withName("openfga-migrate")
+            .get();
+    assertThat(cached.getSpec().getTemplate()).isNull();
+
+    String evidence = new FailureEvidence(cluster.operatorClient(), 20).read(cached);
+
+    assertThat(evidence)
+        .contains("exit code 1 (Error)", "failed to connect to ***: refused")
+        .doesNotContain(PASSWORD);
+  }
+
+  @Test
+  void aRefusedPodsReasonIsMaskedWithTheJobsCredentialsReadAgain() {
+    Job created = cluster.client().batch().v1().jobs().resource(job()).create();
+    cluster
+        .client()
+        .v1()
+        .events()
+        .resource(
+            new EventBuilder()
+                .withNewMetadata()
+                .withName("openfga-migrate.1")
+                .withNamespace(MockCluster.NS)
+                .endMetadata()
+                .withReason("FailedCreate")
+                .withType("Warning")
+                .withMessage("Error creating: admission webhook denied env " + URI)
+                .withNewInvolvedObject()
+                .withKind("Job")
+                .withName("openfga-migrate")
+                .withNamespace(MockCluster.NS)
+                .withUid(created.getMetadata().getUid())
+                .endInvolvedObject()
+                .build())
+        .create();
+    Job cached =
+        cluster
+            .operatorClient()
+            .batch()
+            .v1()
+            .jobs()
+            .inNamespace(MockCluster.NS)
+            .withName("openfga-migrate")
+            .get();
+
+    String evidence = new FailureEvidence(cluster.operatorClient(), 20).read(cached);
+
+    assertThat(evidence)
+        .startsWith("No pod of Job openfga-migrate was created: ")
+        .contains("admission webhook denied env ***")
+        .doesNotContain(PASSWORD);
+  }
+
+  @Test
+  void aRefusedPodsReasonIsNotShownWhenTheJobCannotBeReadAgain() {
+    Job created = cluster.client().batch().v1().jobs().resource(job()).create();
+    cluster
+        .client()
+        .v1()
+        .events()
+        .resource(
+            new EventBuilder()
+                .withNewMetadata()
+                .withName("openfga-migrate.1")
+                .withNamespace(MockCluster.NS)
+                .endMetadata()
+                .withReason("FailedCreate")
+                .withMessage("Error creating: " + URI)
+                .withNewInvolvedObject()
+                .withKind("Job")
+                .withName("openfga-migrate")
+                .withUid(created.getMetadata().getUid())
+                .endInvolvedObject()
+                .build())
+        .create();
+    Job cached =
+        cluster
+            .operatorClient()
+            .batch()
+            .v1()
+            .jobs()
+            .inNamespace(MockCluster.NS)
+            .withName("openfga-migrate")
+            .get();
+    cluster.failNextAt("GET", "/jobs/openfga-migrate", 500, 1);
+
+    String evidence = new FailureEvidence(cluster.operatorClient(), 20).read(cached);
+
+    assertThat(evidence)
+        .isEqualTo("No pod of Job openfga-migrate was created; why could not be shown (500).");
+  }
+
+  /** A migration Job whose container is given the datastore URI with its password. */
+  private static Job job() {
+    return new JobBuilder()
+        .withNewMetadata()
+        .withName("openfga-migrate")
+        .withNamespace(MockCluster.NS)
+        .addToLabels(Keys.MANAGED_BY, Keys.MANAGED_BY_OPERATOR)
+        .endMetadata()
+        .withNewSpec()
+        .withBackoffLimit(0)
+        .withNewTemplate()
+        .withNewSpec()
+        .withRestartPolicy("Never")
+        .addNewContainer()
+        .withName(Keys.MIGRATION_CONTAINER)
+        .withImage("openfga/openfga:v1.10.0")
+        .withArgs("migrate")
+        .addNewEnv()
+        .withName("OPENFGA_DATASTORE_URI")
+        .withValue(URI)
+        .endEnv()
+        .endContainer()
+        .endSpec()
+        .endTemplate()
+        .endSpec()
+        .build();
+  }
+}
