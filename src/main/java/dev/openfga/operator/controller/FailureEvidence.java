@@ -100,7 +100,6 @@ final class FailureEvidence {
     if (newest.isEmpty()) {
       return podCreateFailure(job)
           .map(m -> "No pod of Job " + job.getMetadata().getName() + " was created: " + m)
-          .map(m -> redactedWithTheJobsContainers(m, job))
           .orElse("No pod of Job " + job.getMetadata().getName() + " was left to read.");
     }
     Pod pod = newest.get();
@@ -143,44 +142,41 @@ final class FailureEvidence {
   }
 
   /**
-   * {@code text} masked with the credentials of the Job's pod template. The operator's Jobs are
-   * read without it ({@link OperatorClient}), so the Job is read again here, as a generic object;
-   * when that fails nothing of {@code text} is shown beyond its first words.
+   * {@code message} with the credentials of the Job's pod template masked. The operator reads its
+   * Jobs without the template ({@link OperatorClient}), so the Job is read again here, as a generic
+   * object; when that fails, the message is not shown.
    */
-  private String redactedWithTheJobsContainers(String text, Job job) {
-    String ns = job.getMetadata().getNamespace();
-    String name = job.getMetadata().getName();
+  private String masked(String message, Job job) {
     try {
       GenericKubernetesResource whole =
           client()
               .genericKubernetesResources("batch/v1", "Job")
-              .inNamespace(ns)
-              .withName(name)
+              .inNamespace(job.getMetadata().getNamespace())
+              .withName(job.getMetadata().getName())
               .get();
-      if (whole == null) {
-        return "No pod of Job " + name + " was created (the Job is gone).";
+      List<?> containers =
+          whole == null ? null : whole.get("spec", "template", "spec", "containers");
+      if (containers == null) {
+        return UNMASKED + " (the Job is gone)";
       }
-      List<?> containers = whole.get("spec", "template", "spec", "containers");
-      List<Container> parsed =
-          containers == null
-              ? List.of()
-              : containers.stream()
+      return FailureLog.redact(
+          message,
+          secrets(
+              containers.stream()
                   .map(c -> client().getKubernetesSerialization().convertValue(c, Container.class))
-                  .toList();
-      return FailureLog.redact(text, secrets(parsed));
+                  .toList()));
     } catch (KubernetesClientException e) {
-      return "No pod of Job "
-          + name
-          + " was created; why could not be shown ("
-          + e.getCode()
-          + ").";
+      return UNMASKED + " (HTTP " + e.getCode() + ")";
     }
   }
 
+  static final String UNMASKED =
+      "its reason is not shown: the Job could not be read to mask the credentials in it";
+
   /**
    * Why the Job controller cannot create the Job's pod: its newest {@code FailedCreate} Event on
-   * the Job (one list, filtered by the API server; needs events list). Empty when there is none or
-   * it cannot be read.
+   * the Job (one list, filtered by the API server; needs events list), with the credentials of the
+   * Job's pod template masked ({@link #masked}). Empty when there is none or it cannot be read.
    */
   Optional<String> podCreateFailure(Job job) {
     try {
@@ -193,7 +189,7 @@ final class FailureEvidence {
               .withField("reason", "FailedCreate")
               .list()
               .getItems();
-      return MigrationJob.podCreateFailure(job, events);
+      return MigrationJob.podCreateFailure(job, events).map(m -> masked(m, job));
     } catch (KubernetesClientException e) {
       return Optional.empty();
     }

@@ -105,16 +105,19 @@ class FailureEvidenceTest {
             .withName("openfga-migrate")
             .get();
 
-    String evidence = new FailureEvidence(cluster.operatorClient(), 20).read(cached);
+    FailureEvidence evidence = new FailureEvidence(cluster.operatorClient(), 20);
 
-    assertThat(evidence)
-        .startsWith("No pod of Job openfga-migrate was created: ")
-        .contains("admission webhook denied env ***")
-        .doesNotContain(PASSWORD);
+    // what the BLOCKED path reports while the Job waits, and the evidence once it failed
+    assertThat(evidence.podCreateFailure(cached))
+        .hasValue("Error creating: admission webhook denied env ***");
+    assertThat(evidence.read(cached))
+        .isEqualTo(
+            "No pod of Job openfga-migrate was created: Error creating: admission webhook denied"
+                + " env ***");
   }
 
   @Test
-  void aRefusedPodsReasonIsNotShownWhenTheJobCannotBeReadAgain() {
+  void aRefusedPodsReasonIsNotShownWhenTheJobCannotBeReadAgainToMaskIt() {
     Job created = cluster.client().batch().v1().jobs().resource(job()).create();
     cluster
         .client()
@@ -149,7 +152,11 @@ class FailureEvidenceTest {
     String evidence = new FailureEvidence(cluster.operatorClient(), 20).read(cached);
 
     assertThat(evidence)
-        .isEqualTo("No pod of Job openfga-migrate was created; why could not be shown (500).");
+        .isEqualTo(
+            "No pod of Job openfga-migrate was created: "
+                + FailureEvidence.UNMASKED
+                + " (HTTP 500)")
+        .doesNotContain(PASSWORD);
   }
 
   /** A migration Job whose container is given the datastore URI with its password. */
