@@ -7,7 +7,6 @@ import dev.openfga.operator.testing.MockCluster;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -29,23 +28,15 @@ class FailureEvidenceTest {
 
   @Test
   void theOperatorReadsItsJobsWithoutThePodTemplateAndWritesItWhole() {
-    Job created = cluster.client().batch().v1().jobs().resource(job()).create();
-    KubernetesClient operator = cluster.operatorClient();
+    cluster.client().batch().v1().jobs().resource(job()).create();
 
-    Job read =
-        operator
-            .batch()
-            .v1()
-            .jobs()
-            .inNamespace(MockCluster.NS)
-            .withName(created.getMetadata().getName())
-            .get();
+    Job read = readByTheOperator();
 
     assertThat(read.getSpec().getTemplate()).isNull();
     assertThat(read.getSpec().getBackoffLimit()).isEqualTo(0);
     assertThat(read.getMetadata().getLabels())
         .containsEntry(Keys.MANAGED_BY, Keys.MANAGED_BY_OPERATOR);
-    assertThat(operator.getKubernetesSerialization().asJson(job()))
+    assertThat(cluster.operatorClient().getKubernetesSerialization().asJson(job()))
         .contains("\"template\"", "OPENFGA_DATASTORE_URI");
   }
 
@@ -53,15 +44,7 @@ class FailureEvidenceTest {
   void aFailedPodsLogIsMaskedWithThePodsOwnCredentials() {
     Job created = cluster.client().batch().v1().jobs().resource(job()).create();
     cluster.jobs().fail(created, "Error: failed to connect to " + URI + ": refused");
-    Job cached =
-        cluster
-            .operatorClient()
-            .batch()
-            .v1()
-            .jobs()
-            .inNamespace(MockCluster.NS)
-            .withName("openfga-migrate")
-            .get();
+    Job cached = readByTheOperator();
     assertThat(cached.getSpec().getTemplate()).isNull();
 
     String evidence = new FailureEvidence(cluster.operatorClient(), 20).read(cached);
@@ -74,36 +57,8 @@ class FailureEvidenceTest {
   @Test
   void aRefusedPodsReasonIsMaskedWithTheJobsCredentialsReadAgain() {
     Job created = cluster.client().batch().v1().jobs().resource(job()).create();
-    cluster
-        .client()
-        .v1()
-        .events()
-        .resource(
-            new EventBuilder()
-                .withNewMetadata()
-                .withName("openfga-migrate.1")
-                .withNamespace(MockCluster.NS)
-                .endMetadata()
-                .withReason("FailedCreate")
-                .withType("Warning")
-                .withMessage("Error creating: admission webhook denied env " + URI)
-                .withNewInvolvedObject()
-                .withKind("Job")
-                .withName("openfga-migrate")
-                .withNamespace(MockCluster.NS)
-                .withUid(created.getMetadata().getUid())
-                .endInvolvedObject()
-                .build())
-        .create();
-    Job cached =
-        cluster
-            .operatorClient()
-            .batch()
-            .v1()
-            .jobs()
-            .inNamespace(MockCluster.NS)
-            .withName("openfga-migrate")
-            .get();
+    refused(created, "Error creating: admission webhook denied env " + URI);
+    Job cached = readByTheOperator();
 
     FailureEvidence evidence = new FailureEvidence(cluster.operatorClient(), 20);
 
@@ -119,6 +74,34 @@ class FailureEvidenceTest {
   @Test
   void aRefusedPodsReasonIsNotShownWhenTheJobCannotBeReadAgainToMaskIt() {
     Job created = cluster.client().batch().v1().jobs().resource(job()).create();
+    refused(created, "Error creating: " + URI);
+    Job cached = readByTheOperator();
+    cluster.failNextAt("GET", "/jobs/openfga-migrate", 500, 1);
+
+    String evidence = new FailureEvidence(cluster.operatorClient(), 20).read(cached);
+
+    assertThat(evidence)
+        .isEqualTo(
+            "No pod of Job openfga-migrate was created: "
+                + FailureEvidence.UNMASKED
+                + " (HTTP 500)")
+        .doesNotContain(PASSWORD);
+  }
+
+  /** The Job as the operator reads it (without its pod template). */
+  private Job readByTheOperator() {
+    return cluster
+        .operatorClient()
+        .batch()
+        .v1()
+        .jobs()
+        .inNamespace(MockCluster.NS)
+        .withName("openfga-migrate")
+        .get();
+  }
+
+  /** The Job controller's Event: the Job's pod was refused, for this reason. */
+  private void refused(Job job, String message) {
     cluster
         .client()
         .v1()
@@ -130,33 +113,16 @@ class FailureEvidenceTest {
                 .withNamespace(MockCluster.NS)
                 .endMetadata()
                 .withReason("FailedCreate")
-                .withMessage("Error creating: " + URI)
+                .withType("Warning")
+                .withMessage(message)
                 .withNewInvolvedObject()
                 .withKind("Job")
                 .withName("openfga-migrate")
-                .withUid(created.getMetadata().getUid())
+                .withNamespace(MockCluster.NS)
+                .withUid(job.getMetadata().getUid())
                 .endInvolvedObject()
                 .build())
         .create();
-    Job cached =
-        cluster
-            .operatorClient()
-            .batch()
-            .v1()
-            .jobs()
-            .inNamespace(MockCluster.NS)
-            .withName("openfga-migrate")
-            .get();
-    cluster.failNextAt("GET", "/jobs/openfga-migrate", 500, 1);
-
-    String evidence = new FailureEvidence(cluster.operatorClient(), 20).read(cached);
-
-    assertThat(evidence)
-        .isEqualTo(
-            "No pod of Job openfga-migrate was created: "
-                + FailureEvidence.UNMASKED
-                + " (HTTP 500)")
-        .doesNotContain(PASSWORD);
   }
 
   /** A migration Job whose container is given the datastore URI with its password. */
