@@ -73,6 +73,9 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
   /** What this process wrote that its caches may not show yet. */
   private final OwnWrites own = new OwnWrites();
 
+  /** The watch events that only show this process's own writes, which wake nothing. */
+  private final Echoes echoes = new Echoes();
+
   private final boolean dryRun;
 
   /** Dry run: what was last logged as would-be writes, per Deployment (logged once). */
@@ -96,14 +99,14 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
     this.client = client;
     this.clock = clock;
     this.metrics = metrics;
-    this.steps = new StepRunner(client, events, metrics, own);
+    this.steps = new StepRunner(client, events, metrics, own, echoes);
   }
 
   @Override
   public List<EventSource<?, Deployment>> prepareEventSources(
       EventSourceContext<Deployment> context) {
-    jobs = ownedObjects(Job.class, JOBS, context);
-    configMaps = ownedObjects(ConfigMap.class, CONFIG_MAPS, context);
+    jobs = ownedObjects(Job.class, JOBS, context, echoes);
+    configMaps = ownedObjects(ConfigMap.class, CONFIG_MAPS, context, echoes);
     return List.of(jobs, configMaps);
   }
 
@@ -135,10 +138,11 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
 
   /**
    * An informer on the operator's own objects of a kind (label {@code managed-by}), in the watched
-   * namespaces, whose events wake the controlling Deployment.
+   * namespaces, whose events wake the controlling Deployment, except those that only show this
+   * process's own writes ({@link Echoes}).
    */
   private static <R extends HasMetadata> InformerEventSource<R, Deployment> ownedObjects(
-      Class<R> kind, String name, EventSourceContext<Deployment> context) {
+      Class<R> kind, String name, EventSourceContext<Deployment> context, Echoes echoes) {
     var config = InformerEventSourceConfiguration.from(kind, Deployment.class);
     if (context.getControllerConfiguration().getInformerConfig().getNamespaces().size() == 1) {
       // one informer (one namespace, or all): its store can be compacted (CompactingStore)
@@ -154,6 +158,8 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
             .withInformerListLimit(MigrationOperator.LIST_PAGE_SIZE)
             .withSecondaryToPrimaryMapper(
                 Mappers.fromOwnerReferences("apps/v1", "Deployment", false))
+            .withOnAddFilter(added -> !echoes.isEchoOfCreate(added))
+            .withOnUpdateFilter((newer, older) -> !echoes.isEchoOfPatch(newer, older))
             .build(),
         context);
   }

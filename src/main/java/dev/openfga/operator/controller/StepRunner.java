@@ -25,6 +25,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.HttpResponse;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -66,16 +67,24 @@ final class StepRunner {
   /** Told of every Job created and every record written, right after the API server's answer. */
   private final OwnWrites own;
 
+  /** Told of every create and patch of a Job or record just before it is sent. */
+  private final Echoes echoes;
+
   StepRunner(KubernetesClient client, EventRecorder events, MigrationMetrics metrics) {
-    this(client, events, metrics, new OwnWrites());
+    this(client, events, metrics, new OwnWrites(), new Echoes());
   }
 
   StepRunner(
-      KubernetesClient client, EventRecorder events, MigrationMetrics metrics, OwnWrites own) {
+      KubernetesClient client,
+      EventRecorder events,
+      MigrationMetrics metrics,
+      OwnWrites own,
+      Echoes echoes) {
     this.client = client;
     this.events = events;
     this.metrics = metrics;
     this.own = own;
+    this.echoes = echoes;
   }
 
   /**
@@ -164,7 +173,7 @@ final class StepRunner {
         own.recordWritten(before, status, o.now());
         done.add("re-owned " + status.getMetadata().getName());
       } else if (step instanceof Step.CreateJob s) {
-        job = create(s.job(), client.batch().v1().jobs().inNamespace(ns));
+        job = create(s.job(), ns, client.batch().v1().jobs().inNamespace(ns));
         own.jobCreated(job, o.now());
         metrics.started(deployment);
         done.add("created Job " + job.getMetadata().getName() + " for " + s.version());
@@ -210,7 +219,7 @@ final class StepRunner {
           JsonPatch patch = JsonPatch.guardedBy(status);
           patch.remove("/data/" + JsonPatch.escape(Keys.DATA_RESTORE_REPLICAS));
           ConfigMap before = status;
-          status = resource(status).patch(JSON_PATCH, patch.json());
+          status = patchOwn(status, patch);
           own.recordWritten(before, status, o.now());
           done.add("first install done");
         }
@@ -248,7 +257,7 @@ final class StepRunner {
       Deployment deployment, ConfigMap current, Map<String, String> data) {
     String ns = deployment.getMetadata().getNamespace();
     if (current == null) {
-      return create(StatusRecord.build(deployment, data), client.configMaps().inNamespace(ns));
+      return create(StatusRecord.build(deployment, data), ns, client.configMaps().inNamespace(ns));
     }
     JsonPatch patch = JsonPatch.guardedBy(current);
     var labels = current.getMetadata().getLabels();
@@ -269,18 +278,31 @@ final class StepRunner {
     if (data != null) {
       patch.add("/data", data);
     }
-    return resource(current).patch(JSON_PATCH, patch.json());
+    return patchOwn(current, patch);
+  }
+
+  /** A guarded patch of a Job or record of the operator's, its watch event an echo. */
+  private <T extends HasMetadata> T patchOwn(T current, JsonPatch patch) {
+    echoes.patch(current, Instant.now());
+    try {
+      return resource(current).patch(JSON_PATCH, patch.json());
+    } catch (RuntimeException e) {
+      echoes.failed(current, current.getMetadata().getNamespace());
+      throw e;
+    }
   }
 
   /**
    * Creates the object; when its name is taken by an object the cache does not hold, reads that one
    * and hands it back to the reconcile ({@link NameTaken}) instead of retrying the create.
    */
-  private static <T extends HasMetadata> T create(
-      T desired, NonNamespaceOperation<T, ?, ? extends Resource<T>> in) {
+  private <T extends HasMetadata> T create(
+      T desired, String namespace, NonNamespaceOperation<T, ?, ? extends Resource<T>> in) {
+    echoes.create(desired, namespace, Instant.now());
     try {
       return in.resource(desired).create();
     } catch (KubernetesClientException e) {
+      echoes.failed(desired, namespace);
       if (e.getCode() != 409) {
         throw e;
       }
@@ -289,6 +311,9 @@ final class StepRunner {
         throw e;
       }
       throw new NameTaken(existing);
+    } catch (RuntimeException e) {
+      echoes.failed(desired, namespace);
+      throw e;
     }
   }
 
@@ -318,7 +343,7 @@ final class StepRunner {
     if (!patch.changesSomething()) {
       return job;
     }
-    Job patched = resource(job).patch(JSON_PATCH, patch.json());
+    Job patched = patchOwn(job, patch);
     LOG.debug(
         "set ttlSecondsAfterFinished={} on Job {}{}",
         s.ttlSecondsAfterFinished(),

@@ -1,0 +1,78 @@
+package dev.openfga.operator.controller;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The watch events that only show this process's own writes of its Jobs and records. The reconcile
+ * that wrote already acted on what such an event shows, so the event need not wake the Deployment
+ * again (JOSDK would run the reconcile once more as soon as it ends: two of the five reconciles of
+ * an image change, docs/performance.md).
+ *
+ * <p>A write is announced before it is sent, because its event can arrive before its answer: a
+ * create by the object's name, a guarded patch by the resourceVersion it replaces. An event is an
+ * echo when it adds an announced name, or replaces an announced resourceVersion. Another write that
+ * shows the same (somebody else's create of the name, or write of that version) makes ours fail
+ * (AlreadyExists, or the resourceVersion's conflict), and the reconcile then reads or looks again
+ * itself. An announcement ends with its echo, when its write fails, or after {@link #MEMORY}.
+ * Deletions are never echoes.
+ */
+final class Echoes {
+  /** How long an announced write waits for its echo. */
+  static final Duration MEMORY = Duration.ofMinutes(1);
+
+  /** {@code from}: the resourceVersion a patch replaces; null for a create. */
+  private record Announced(String from, Instant at) {}
+
+  private final Map<String, Announced> announced = new ConcurrentHashMap<>();
+
+  /** {@code desired} is about to be created in {@code namespace}. */
+  void create(HasMetadata desired, String namespace, Instant now) {
+    forgetOld(now);
+    announced.put(
+        key(desired.getClass(), namespace, desired.getMetadata().getName()),
+        new Announced(null, now));
+  }
+
+  /** {@code current} is about to be patched, guarded by its resourceVersion. */
+  void patch(HasMetadata current, Instant now) {
+    forgetOld(now);
+    announced.put(key(current), new Announced(current.getMetadata().getResourceVersion(), now));
+  }
+
+  /** The announced write of {@code o} in {@code namespace} failed: no echo will come. */
+  void failed(HasMetadata o, String namespace) {
+    announced.remove(key(o.getClass(), namespace, o.getMetadata().getName()));
+  }
+
+  /** Whether this added object is the echo of an announced create (which it then ends). */
+  boolean isEchoOfCreate(HasMetadata added) {
+    Announced a = announced.get(key(added));
+    return a != null && a.from() == null && announced.remove(key(added), a);
+  }
+
+  /** Whether this change is the echo of an announced patch (which it then ends). */
+  boolean isEchoOfPatch(HasMetadata newer, HasMetadata older) {
+    Announced a = announced.get(key(newer));
+    return a != null
+        && a.from() != null
+        && older != null
+        && a.from().equals(older.getMetadata().getResourceVersion())
+        && announced.remove(key(newer), a);
+  }
+
+  private void forgetOld(Instant now) {
+    announced.values().removeIf(a -> a.at().plus(MEMORY).isBefore(now));
+  }
+
+  private static String key(HasMetadata o) {
+    return key(o.getClass(), o.getMetadata().getNamespace(), o.getMetadata().getName());
+  }
+
+  private static String key(Class<?> kind, String namespace, String name) {
+    return kind.getSimpleName() + "/" + namespace + "/" + name;
+  }
+}
