@@ -301,9 +301,9 @@ final class StepRunner {
     echoes.create(desired, namespace, Instant.now());
     try {
       return in.resource(desired).create();
-    } catch (KubernetesClientException e) {
+    } catch (RuntimeException e) {
       echoes.failed(desired, namespace);
-      if (e.getCode() != 409) {
+      if (!(e instanceof KubernetesClientException k) || k.getCode() != 409) {
         throw e;
       }
       T existing = in.withName(desired.getMetadata().getName()).get();
@@ -311,9 +311,6 @@ final class StepRunner {
         throw e;
       }
       throw new NameTaken(existing);
-    } catch (RuntimeException e) {
-      echoes.failed(desired, namespace);
-      throw e;
     }
   }
 
