@@ -80,11 +80,13 @@ public final class AotTraining {
   }
 
   private static void train(Path java, Path options, Path jar, Path cache) throws Exception {
-    try (MockCluster cluster = new MockCluster()) {
+    // over TLS with HTTP/2 and a certificate to check, as a real API server speaks
+    try (MockCluster cluster = MockCluster.overTls()) {
       cluster.jobs().script(j -> Script.SUCCEED).runFor(200);
       List<String> names = List.of("openfga", "openfga-a", "openfga-b");
       for (String name : names) {
-        cluster.create(Fixtures.openfga().name(name).version("v1.8.0").build());
+        // what the upstream chart renders (probes, strategy, security contexts...)
+        cluster.create(Fixtures.upstreamChart().name(name).version("v1.8.0").build());
       }
       int health = freePort();
       int metrics = freePort();
@@ -105,7 +107,9 @@ public final class AotTraining {
               "--health-probe-bind-address",
               "127.0.0.1:" + health,
               "--metrics-bind-address",
-              "127.0.0.1:" + metrics));
+              "127.0.0.1:" + metrics,
+              // the chart's default
+              "--leader-elect"));
       ProcessBuilder pb = new ProcessBuilder(command).inheritIO();
       Map<String, String> env = pb.environment();
       env.keySet()
@@ -116,18 +120,25 @@ public final class AotTraining {
                       || k.endsWith("JAVA_OPTIONS")
                       || k.equals("KUBECONFIG"));
       env.put("KUBERNETES_MASTER", cluster.client().getConfiguration().getMasterUrl());
-      env.put("KUBERNETES_TRUST_CERTIFICATES", "true");
+      env.put("KUBERNETES_CERTS_CA_FILE", cluster.certificateAuthorityFile().toString());
+      // a bearer token, as a pod's service account has (the mock API server takes any)
+      env.put("KUBERNETES_AUTH_TOKEN", "aot-training");
       env.put("KUBERNETES_AUTH_TRYKUBECONFIG", "false");
       env.put("KUBERNETES_AUTH_TRYSERVICEACCOUNT", "false");
       env.put("KUBERNETES_NAMESPACE", MockCluster.NS);
       env.put("POD_NAME", "openfga-operator-aot-training");
+      env.put("POD_NAMESPACE", MockCluster.NS);
       Process operator = pb.start();
       try {
         HttpClient http = HttpClient.newHttpClient();
         await("ready", () -> status(http, health, "/readyz") == 200);
         await("three migrations recorded", () -> recorded(cluster, names, "v1.8.0"));
-        cluster.setImage("openfga", "openfga/openfga:v1.9.0");
-        await("the image change migrated", () -> recorded(cluster, List.of("openfga"), "v1.9.0"));
+        // three image changes: the change path runs more than once (a later one differs a little,
+        // e.g. the previous Job is still there)
+        for (String version : List.of("v1.9.0", "v1.9.1", "v1.9.2")) {
+          cluster.setImage("openfga", "openfga/openfga:" + version);
+          await("the image change migrated", () -> recorded(cluster, List.of("openfga"), version));
+        }
         await("metrics served", () -> status(http, metrics, "/metrics") == 200);
         await("healthy", () -> status(http, health, "/healthz") == 200);
       } finally {

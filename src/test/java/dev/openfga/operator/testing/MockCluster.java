@@ -24,7 +24,9 @@ import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
+import io.fabric8.mockwebserver.vertx.Protocol;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -49,6 +51,7 @@ public final class MockCluster implements AutoCloseable {
   public static final String NS = "openfga";
 
   private final Dispatcher dispatcher = new Dispatcher();
+  private final MockWebServer web;
   private final KubernetesMockServer server;
   private final KubernetesClient client;
   private final FakeJobController jobController;
@@ -57,18 +60,30 @@ public final class MockCluster implements AutoCloseable {
 
   /** A cluster with the fake Job and Deployment controllers running. */
   public MockCluster() {
-    this(true);
+    this(true, false);
   }
 
   /** Only the API server: nothing changes an object unless the test does. */
   public static MockCluster withoutControllers() {
-    return new MockCluster(false);
+    return new MockCluster(false, false);
   }
 
-  private MockCluster(boolean controllers) {
-    server =
-        new KubernetesMockServer(
-            new Context(), new MockWebServer(), new HashMap<>(), dispatcher, false);
+  /**
+   * A cluster with the fake controllers whose API server speaks TLS (a self-signed certificate, see
+   * {@link #certificateAuthorityFile()}) and offers HTTP/2 by ALPN, as a real one does: for the AOT
+   * cache's training run, so that the TLS handshake with its certificate checks, TLS records and
+   * HTTP/2 frames run in it.
+   */
+  public static MockCluster overTls() {
+    return new MockCluster(true, true);
+  }
+
+  private MockCluster(boolean controllers, boolean tls) {
+    web = new MockWebServer();
+    if (tls) {
+      web.setProtocols(List.of(Protocol.HTTP_2, Protocol.HTTP_1_1));
+    }
+    server = new KubernetesMockServer(new Context(), web, new HashMap<>(), dispatcher, tls);
     server.init();
     client = server.createClient();
     jobController = new FakeJobController(server.createClient(), dispatcher.podLogs);
@@ -227,6 +242,14 @@ public final class MockCluster implements AutoCloseable {
 
   private record Fault(
       String method, String pathPart, int code, AtomicInteger remaining, boolean atEnd) {}
+
+  /** The PEM file of the API server's self-signed certificate ({@link #overTls()} only). */
+  public Path certificateAuthorityFile() {
+    if (web.getSelfSignedCertificate() == null) {
+      throw new IllegalStateException("this mock API server does not speak TLS");
+    }
+    return Path.of(web.getSelfSignedCertificate().certificatePath());
+  }
 
   public KubernetesClient client() {
     return client;
