@@ -41,4 +41,20 @@ class WarmUpTest {
     assertThat(tree.readTree(fabric8.asJson(ours.unmarshal(written, Job.class))))
         .isEqualTo(expected);
   }
+
+  @Test
+  void theFinishedJobsStatusIsReadAsFabric8sOwnReadsIt() {
+    Instant now = Instant.parse("2026-12-02T12:00:00Z");
+    Job finished = WarmUp.finished(WarmUp.sampleJob(planner, now), now);
+    KubernetesSerialization ours = OperatorClient.serialization();
+    KubernetesSerialization fabric8 = new KubernetesSerialization();
+
+    Job read = ours.unmarshal(fabric8.asJson(finished), Job.class);
+
+    assertThat(read.getStatus()).isEqualTo(finished.getStatus());
+    assertThat(read.getStatus().getConditions())
+        .extracting(c -> c.getType() + "=" + c.getStatus())
+        .containsExactly("SuccessCriteriaMet=True", "Complete=True");
+    assertThat(read.getStatus().getCompletionTime()).isEqualTo("2026-12-02T12:00:00Z");
+  }
 }
