@@ -8,6 +8,7 @@ import dev.openfga.operator.model.Step;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.WatchEvent;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
@@ -44,10 +45,12 @@ final class WarmUp {
     try {
       Deployment d = sample();
       Instant now = Instant.now();
+      // the Deployment as a watch event carries it: the event that starts a migration
+      json.unmarshal(event(json, d), WatchEvent.class);
       Job job = sampleJob(planner, now);
       json.unmarshal(json.asJson(job), Job.class);
       // the Job as its watch events show it once it has run: its status is read at every change
-      json.unmarshal(json.asJson(finished(job, now)), Job.class);
+      json.unmarshal(event(json, finished(job, now)), WatchEvent.class);
       Event event =
           EventRecorder.event(
               d, "apps/v1", "Deployment", "warm-up", "warm-up", "Normal", "warm-up", now, "");
@@ -73,6 +76,11 @@ final class WarmUp {
         .map(s -> ((Step.CreateJob) s).job())
         .findFirst()
         .orElseThrow();
+  }
+
+  /** A watch event's JSON carrying the object as modified. */
+  static String event(KubernetesSerialization json, Object object) {
+    return "{\"type\":\"MODIFIED\",\"object\":" + json.asJson(object) + "}";
   }
 
   /** The Job with the status the Job controller gives one that succeeded. */
@@ -168,6 +176,13 @@ final class WarmUp {
         .endVolume()
         .addNewVolume()
         .withName("tmp")
+        .withNewEmptyDir()
+        .withMedium("Memory")
+        .withSizeLimit(new Quantity("64Mi"))
+        .endEmptyDir()
+        .endVolume()
+        .addNewVolume()
+        .withName("cache")
         .withNewEmptyDir()
         .endEmptyDir()
         .endVolume()

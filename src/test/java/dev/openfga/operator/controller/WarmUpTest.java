@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.openfga.operator.model.Planner;
 import dev.openfga.operator.model.Policy;
+import io.fabric8.kubernetes.api.model.WatchEvent;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.time.Instant;
@@ -56,5 +57,18 @@ class WarmUpTest {
         .extracting(c -> c.getType() + "=" + c.getStatus())
         .containsExactly("SuccessCriteriaMet=True", "Complete=True");
     assertThat(read.getStatus().getCompletionTime()).isEqualTo("2026-12-02T12:00:00Z");
+  }
+
+  @Test
+  void theFinishedJobIsReadAsTheWatchEventThatCarriesIt() {
+    Instant now = Instant.parse("2026-12-02T12:00:00Z");
+    Job finished = WarmUp.finished(WarmUp.sampleJob(planner, now), now);
+    KubernetesSerialization ours = OperatorClient.serialization();
+
+    WatchEvent event = ours.unmarshal(WarmUp.event(ours, finished), WatchEvent.class);
+
+    assertThat(event.getType()).isEqualTo("MODIFIED");
+    assertThat(event.getObject()).isInstanceOf(Job.class);
+    assertThat(((Job) event.getObject()).getStatus()).isEqualTo(finished.getStatus());
   }
 }
