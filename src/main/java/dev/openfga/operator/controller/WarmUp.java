@@ -13,6 +13,8 @@ import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
+import io.fabric8.kubernetes.api.model.batch.v1.JobCondition;
+import io.fabric8.kubernetes.api.model.batch.v1.JobConditionBuilder;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.time.Instant;
 import java.util.Map;
@@ -96,23 +98,19 @@ final class WarmUp {
         .withCompletionTime(time)
         .withNewUncountedTerminatedPods()
         .endUncountedTerminatedPods()
-        .addNewCondition()
-        .withType("SuccessCriteriaMet")
-        .withStatus("True")
-        .withReason("CompletionsReached")
-        .withMessage("Reached expected number of succeeded pods")
-        .withLastProbeTime(time)
-        .withLastTransitionTime(time)
-        .endCondition()
-        .addNewCondition()
-        .withType("Complete")
-        .withStatus("True")
-        .withReason("CompletionsReached")
-        .withMessage("Reached expected number of succeeded pods")
-        .withLastProbeTime(time)
-        .withLastTransitionTime(time)
-        .endCondition()
+        .withConditions(succeeded("SuccessCriteriaMet", time), succeeded("Complete", time))
         .endStatus()
+        .build();
+  }
+
+  private static JobCondition succeeded(String type, String time) {
+    return new JobConditionBuilder()
+        .withType(type)
+        .withStatus("True")
+        .withReason("CompletionsReached")
+        .withMessage("Reached expected number of succeeded pods")
+        .withLastProbeTime(time)
+        .withLastTransitionTime(time)
         .build();
   }
 
