@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -24,6 +25,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntFunction;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * The operator benchmark (docs/performance.md): one local mock API server holding N opted-in,
@@ -525,9 +527,11 @@ public final class OperatorBench {
    * label=17|25|image17|image25|JAVA_HOME:flags...} ({@code image17}/{@code image25}: the image's
    * flags and container first) where the flag {@code +CDS} or {@code +AOT} adds a trained archive
    * and a "flag" {@code NAME=value} (no dash) sets an environment variable of the operator's
-   * process. The prefix {@code before:} runs it with the baseline jar.
+   * process. {@code image} is the Jib image's own runtime, flags and AOT cache, built from the jar
+   * as {@code ./mvnw -Pimage package} builds them ({@link #image}). The prefix {@code before:} runs
+   * it with the baseline jar.
    */
-  private Variant variant(String spec) throws IOException {
+  private Variant variant(String spec) throws Exception {
     Path jar = options.jar;
     String name = spec;
     String prefix = "";
@@ -582,11 +586,60 @@ public final class OperatorBench {
                     name, options.jdk25, concat(imageFlags(25), container), Cache.NONE, jar);
             case "image25-aot" ->
                 new Variant(name, options.jdk25, concat(imageFlags(25), container), Cache.AOT, jar);
+            case "image" -> image(prefix.isEmpty() ? name : prefix + "-" + name, jar);
             default -> throw new IllegalArgumentException("unknown variant " + name);
           };
     }
     String label = prefix.isEmpty() ? v.name : prefix + ":" + v.name;
     return new Variant(label, v.home, v.flags, v.cache, v.jar);
+  }
+
+  /**
+   * The image's own runtime, flags and AOT cache, built into {@code target/bench/<dir>} as the
+   * profile {@code image} builds them: {@code build-runtime.sh} (a jlink'd runtime of Java 25, the
+   * image's {@code jvm.options}), then the image's training run ({@code AotTraining}, against the
+   * mock API server). The operator runs from that folder's runtime and jar, with the cache named
+   * where it is and not at {@code /app}, in a {@code --container-memory} container.
+   */
+  private Variant image(String dir, Path jar) throws Exception {
+    Path out = options.out.resolve(dir).toAbsolutePath();
+    if (Files.exists(out)) {
+      try (Stream<Path> files = Files.walk(out)) {
+        for (Path f : files.sorted(Comparator.reverseOrder()).toList()) {
+          Files.delete(f);
+        }
+      }
+    }
+    Process build =
+        new ProcessBuilder(
+                "bash",
+                "src/main/image/build-runtime.sh",
+                "--jdk",
+                options.jdk25.toString(),
+                "--jar",
+                jar.toString(),
+                "--options-dir",
+                "src/main/image",
+                "--out",
+                out.toString())
+            .redirectErrorStream(true)
+            .redirectOutput(options.out.resolve(dir + "-build.log").toFile())
+            .start();
+    if (build.waitFor() != 0) {
+      throw new IllegalStateException(
+          "build-runtime.sh failed; see " + options.out.resolve(dir + "-build.log"));
+    }
+    Path home = out.resolve("runtime/opt/java");
+    // the image's runtime has no jcmd, which the benchmark reads the JVM's figures with
+    Files.createSymbolicLink(home.resolve("bin/jcmd"), options.jdk25.resolve("bin/jcmd"));
+    dev.openfga.operator.image.AotTraining.main(new String[] {out.toString()});
+    Path app = out.resolve("app");
+    List<String> flags =
+        List.of(
+            "@" + app.resolve("jvm.options"),
+            "-XX:MaxRAM=" + options.containerMemory,
+            "-XX:AOTCache=" + app.resolve("openfga-operator.aot"));
+    return new Variant("image", home, flags, Cache.NONE, app.resolve("openfga-operator.jar"));
   }
 
   private static List<String> concat(List<String> a, List<String> b) {
@@ -884,6 +937,7 @@ public final class OperatorBench {
     double cpuMsPerChangeSecondHalf() {
       return secondHalfCpuSeconds * 1000 / (latenciesMs.length - latenciesMs.length / 2);
     }
+
     long rssKiB;
     long hwmKiB;
     long rssAfterChangesKiB;
