@@ -12,7 +12,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -25,7 +24,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntFunction;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 
 /**
  * The operator benchmark (docs/performance.md): one local mock API server holding N opted-in,
@@ -602,14 +600,8 @@ public final class OperatorBench {
    * where it is and not at {@code /app}, in a {@code --container-memory} container.
    */
   private Variant image(String dir, Path jar) throws Exception {
+    // build-runtime.sh replaces the runtime and app folders of an earlier run
     Path out = options.out.resolve(dir).toAbsolutePath();
-    if (Files.exists(out)) {
-      try (Stream<Path> files = Files.walk(out)) {
-        for (Path f : files.sorted(Comparator.reverseOrder()).toList()) {
-          Files.delete(f);
-        }
-      }
-    }
     Process build =
         new ProcessBuilder(
                 "bash",
@@ -634,6 +626,10 @@ public final class OperatorBench {
     Files.createSymbolicLink(home.resolve("bin/jcmd"), options.jdk25.resolve("bin/jcmd"));
     dev.openfga.operator.image.AotTraining.main(new String[] {out.toString()});
     Path app = out.resolve("app");
+    if (!Files.isRegularFile(app.resolve("openfga-operator.aot"))) {
+      throw new IllegalStateException(
+          "no AOT cache in " + app + ": the variant image needs a JDK 25 (--jdk25)");
+    }
     List<String> flags =
         List.of(
             "@" + app.resolve("jvm.options"),

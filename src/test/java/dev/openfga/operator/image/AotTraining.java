@@ -26,9 +26,10 @@ import java.util.function.BooleanSupplier;
 /**
  * The training run of the image's AOT cache (Java 25, JEP 483/514/515), for {@code ./mvnw -Pimage
  * package} after {@code build-runtime.sh}: the operator runs from the image's own runtime, jar and
- * JVM flags against a mock API server, migrates three OpenFGA Deployments and one image change,
- * serves its probes and metrics, and is stopped; the JVM writes {@code app/openfga-operator.aot} at
- * exit, and {@code app/jvm.options} gets {@code -XX:AOTCache=/app/openfga-operator.aot}.
+ * JVM flags against a mock API server over TLS, with leader election, migrates three OpenFGA
+ * Deployments of the upstream chart's shape and three image changes, serves its probes and metrics,
+ * and is stopped; the JVM writes {@code app/openfga-operator.aot} at exit, and {@code
+ * app/jvm.options} gets {@code -XX:AOTCache=/app/openfga-operator.aot}.
  *
  * <p>The cache is only used when the jar is byte for byte and timestamp for timestamp the one it
  * was trained with: the jar gets the modification time Jib gives every file of the image (one
@@ -80,7 +81,7 @@ public final class AotTraining {
   }
 
   private static void train(Path java, Path options, Path jar, Path cache) throws Exception {
-    // over TLS with HTTP/2 and a certificate to check, as a real API server speaks
+    // over TLS with a certificate to check, as a real API server speaks (HTTP/1.1 only, though)
     try (MockCluster cluster = MockCluster.overTls()) {
       cluster.jobs().script(j -> Script.SUCCEED).runFor(200);
       List<String> names = List.of("openfga", "openfga-a", "openfga-b");
@@ -133,8 +134,7 @@ public final class AotTraining {
         HttpClient http = HttpClient.newHttpClient();
         await("ready", () -> status(http, health, "/readyz") == 200);
         await("three migrations recorded", () -> recorded(cluster, names, "v1.8.0"));
-        // three image changes: the change path runs more than once (a later one differs a little,
-        // e.g. the previous Job is still there)
+        // three image changes: the change path runs more than once
         for (String version : List.of("v1.9.0", "v1.9.1", "v1.9.2")) {
           cluster.setImage("openfga", "openfga/openfga:" + version);
           await("the image change migrated", () -> recorded(cluster, List.of("openfga"), version));

@@ -24,7 +24,6 @@ import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
-import io.fabric8.mockwebserver.vertx.Protocol;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -69,10 +68,10 @@ public final class MockCluster implements AutoCloseable {
   }
 
   /**
-   * A cluster with the fake controllers whose API server speaks TLS (a self-signed certificate, see
-   * {@link #certificateAuthorityFile()}) and offers HTTP/2 by ALPN, as a real one does: for the AOT
-   * cache's training run, so that the TLS handshake with its certificate checks, TLS records and
-   * HTTP/2 frames run in it.
+   * A cluster with the fake controllers whose API server speaks TLS with a self-signed certificate
+   * (see {@link #certificateAuthorityFile()}), as a real one does: for the AOT cache's training
+   * run, so that the TLS handshake with its certificate checks and TLS records run in it. Unlike a
+   * real one it speaks HTTP/1.1 only: fabric8's mock server offers no ALPN, hence no HTTP/2.
    */
   public static MockCluster overTls() {
     return new MockCluster(true, true);
@@ -80,9 +79,6 @@ public final class MockCluster implements AutoCloseable {
 
   private MockCluster(boolean controllers, boolean tls) {
     web = new MockWebServer();
-    if (tls) {
-      web.setProtocols(List.of(Protocol.HTTP_2, Protocol.HTTP_1_1));
-    }
     server = new KubernetesMockServer(new Context(), web, new HashMap<>(), dispatcher, tls);
     server.init();
     client = server.createClient();
