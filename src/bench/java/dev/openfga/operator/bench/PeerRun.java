@@ -146,7 +146,7 @@ final class PeerRun {
         .append(row("start → ready, s", ours.readyMs / 1000, peer.readyMs / 1000))
         .append(
             row(
-                "start → caches synced, s (ours: ready; the peer: its first write)",
+                "start → caches synced, s (ours: ready; the peer: its first write, — if none)",
                 ours.readyMs / 1000,
                 peer.syncedSeconds))
         .append(row("threads", ours.threads, peer.threads))
@@ -186,7 +186,19 @@ final class PeerRun {
 
   private static String row(String name, double ours, double peer) {
     return String.format(
-        Locale.ROOT, "| %s | %.1f | %.1f | %.2f |%n", name, ours, peer, ours / peer);
+        Locale.ROOT,
+        "| %s | %s | %s | %s |%n",
+        name,
+        value("%.1f", ours),
+        value("%.1f", peer),
+        value("%.2f", ours / peer));
+  }
+
+  /** A measured value, or "—" when it was not measured (NaN) or cannot be (not positive). */
+  private static String value(String format, double v) {
+    return Double.isNaN(v) || Double.isInfinite(v) || v < 0
+        ? "—"
+        : String.format(Locale.ROOT, format, v);
   }
 
   /** The first image change's reaction: cold code paths after start-up and the idle time. */
@@ -194,17 +206,21 @@ final class PeerRun {
    * Seconds from the process start to its first write: controller-runtime reconciles, and the
    * upstream operator writes a status for every converged Deployment, only once its caches are
    * synced, while its {@code /readyz} answers 200 before. Its caches are filled by watches with
-   * {@code sendInitialEvents} (client-go's streaming lists), not by LISTs.
+   * {@code sendInitialEvents} (client-go's streaming lists), not by LISTs. NaN when it wrote
+   * nothing but its Lease within 3 s of ready (nothing to write: every status already up to date).
    */
   static double firstWriteSeconds(List<BenchApi.Request> requests, long startEpochNanos) {
     // with --leader-elect the Lease is written before the caches are filled: not a reconcile's
     return requests.stream()
-            .filter(BenchApi.Request::isWrite)
-            .filter(q -> !q.path().contains("/leases"))
-            .mapToLong(q -> q.atNanos() - startEpochNanos)
-            .min()
-            .orElse(-1)
-        / 1e9;
+        .filter(BenchApi.Request::isWrite)
+        .filter(q -> !q.path().contains("/leases"))
+        .mapToLong(q -> q.atNanos() - startEpochNanos)
+        .filter(nanos -> nanos >= 0)
+        .min()
+        .stream()
+        .mapToDouble(nanos -> nanos / 1e9)
+        .findFirst()
+        .orElse(Double.NaN);
   }
 
   private static double first(double[] values) {

@@ -81,7 +81,7 @@ public final class AotTraining {
   }
 
   private static void train(Path java, Path options, Path jar, Path cache) throws Exception {
-    // over TLS with a certificate to check, as a real API server speaks (HTTP/1.1 only, though)
+    // over TLS with a certificate to check and HTTP/2, as a real API server speaks (MockTls)
     try (MockCluster cluster = MockCluster.overTls()) {
       cluster.jobs().script(j -> Script.SUCCEED).runFor(200);
       List<String> names = List.of("openfga", "openfga-a", "openfga-b");

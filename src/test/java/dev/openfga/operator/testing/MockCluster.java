@@ -56,6 +56,7 @@ public final class MockCluster implements AutoCloseable {
   private final FakeJobController jobController;
   private final FakeDeploymentController deploymentController;
   private final List<AutoCloseable> closeables = new ArrayList<>();
+  private final MockTls tls;
 
   /** A cluster with the fake Job and Deployment controllers running. */
   public MockCluster() {
@@ -68,10 +69,11 @@ public final class MockCluster implements AutoCloseable {
   }
 
   /**
-   * A cluster with the fake controllers whose API server speaks TLS with a self-signed certificate
-   * (see {@link #certificateAuthorityFile()}), as a real one does: for the AOT cache's training
-   * run, so that the TLS handshake with its certificate checks and TLS records run in it. Unlike a
-   * real one it speaks HTTP/1.1 only: fabric8's mock server offers no ALPN, hence no HTTP/2.
+   * A cluster with the fake controllers whose API server speaks TLS as a real one does: a
+   * self-signed certificate naming {@code localhost} and {@code 127.0.0.1} (see {@link
+   * #certificateAuthorityFile()}), and HTTP/2 by ALPN ({@link MockTls}). For the AOT cache's
+   * training run, so that the TLS handshake with its certificate checks, the TLS records and the
+   * HTTP/2 connection run in it.
    */
   public static MockCluster overTls() {
     return new MockCluster(true, true);
@@ -79,6 +81,7 @@ public final class MockCluster implements AutoCloseable {
 
   private MockCluster(boolean controllers, boolean tls) {
     web = new MockWebServer();
+    this.tls = tls ? MockTls.install(web) : null;
     server = new KubernetesMockServer(new Context(), web, new HashMap<>(), dispatcher, tls);
     server.init();
     client = server.createClient();
@@ -241,10 +244,10 @@ public final class MockCluster implements AutoCloseable {
 
   /** The PEM file of the API server's self-signed certificate ({@link #overTls()} only). */
   public Path certificateAuthorityFile() {
-    if (web.getSelfSignedCertificate() == null) {
+    if (tls == null) {
       throw new IllegalStateException("this mock API server does not speak TLS");
     }
-    return Path.of(web.getSelfSignedCertificate().certificatePath());
+    return tls.certificateAuthorityFile;
   }
 
   public KubernetesClient client() {
