@@ -1029,7 +1029,8 @@ public final class OperatorBench {
     Map<String, Path> jars = new LinkedHashMap<>();
     Path out = Path.of("target/bench");
     List<Integer> sizes = List.of(10, 100, 1000);
-    List<String> variants = List.of("image25-aot");
+    // the image as it ships: its own runtime, jvm.options and AOT cache (issue 12 asks for them)
+    List<String> variants = List.of("image");
     int changes = 200;
     int others = 5000;
     int idleSeconds = 5;
@@ -1125,7 +1126,8 @@ public final class OperatorBench {
                     "image17-cds",
                     "jdk25-defaults",
                     "image25",
-                    "image25-aot");
+                    "image25-aot",
+                    "image");
           }
           default -> throw new IllegalArgumentException("unknown argument " + a);
         }
