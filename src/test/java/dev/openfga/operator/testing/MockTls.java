@@ -12,6 +12,7 @@ import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -91,7 +92,7 @@ final class MockTls {
 
   private static void keytool(String... args) throws IOException {
     Path keytool = Path.of(System.getProperty("java.home"), "bin", "keytool");
-    List<String> command = new java.util.ArrayList<>(List.of(keytool.toString()));
+    List<String> command = new ArrayList<>(List.of(keytool.toString()));
     command.addAll(List.of(args));
     Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
