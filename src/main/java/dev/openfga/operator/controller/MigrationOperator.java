@@ -1,6 +1,7 @@
 package dev.openfga.operator.controller;
 
 import dev.openfga.operator.config.OperatorConfig;
+import dev.openfga.operator.fga.Credentials;
 import dev.openfga.operator.fga.FgaApi;
 import dev.openfga.operator.fga.ModelReconciler;
 import dev.openfga.operator.fga.StoreReconciler;
@@ -206,16 +207,18 @@ public final class MigrationOperator implements AutoCloseable {
         });
     if (config.storesAndModels()) {
       java.net.http.HttpClient http = FgaApi.defaultHttpClient();
+      // one per process: both controllers fetch an OIDC token once per expiry, not per reconcile
+      Credentials.Cache credentials = new Credentials.Cache();
       // every event, not only a new generation: a touched resource is looked at again (a store
       // deleted out of band is found at once, not at the next recheck)
       operator.register(
-          new StoreReconciler(client, http, events, clock),
+          new StoreReconciler(client, http, credentials, events, clock),
           c ->
               watched(
                   c.withName(STORE_CONTROLLER).withRetry(retry).withGenerationAware(false),
                   config));
       operator.register(
-          new ModelReconciler(client, http, events, clock),
+          new ModelReconciler(client, http, credentials, events, clock),
           c ->
               watched(
                   c.withName(MODEL_CONTROLLER).withRetry(retry).withGenerationAware(false),

@@ -15,7 +15,9 @@ import java.time.Instant;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
 /**
@@ -29,8 +31,10 @@ import java.util.stream.Collectors;
  *       {@code /oauth/token} is the token endpoint, as the SDKs read it), optional {@code
  *       apiAudience} and {@code scopes}: OIDC client credentials; the access token is fetched with
  *       the {@code client_credentials} grant and kept until a minute before it expires, for as long
- *       as this object lives: the reconcilers read the Secret and make a new one each time, so a
- *       token is fetched once per reconcile.
+ *       as this object lives. The reconcilers read the Secret at each reconcile and take the
+ *       credentials from a {@link Cache}, which keeps them while the Secret's uid and
+ *       resourceVersion stay the same: a token is fetched once per expiry, not once per reconcile,
+ *       and a changed Secret is used at the next reconcile.
  * </ul>
  *
  * Values are held in memory only: never written to a status, an Event or a log line; messages name
@@ -44,6 +48,35 @@ public final class Credentials {
   static final String TOKEN_ISSUER = "apiTokenIssuer";
   static final String AUDIENCE = "apiAudience";
   static final String SCOPES = "scopes";
+
+  /**
+   * The credentials of each Secret, kept while its uid and resourceVersion stay the same (with them
+   * an OIDC access token). One per operator process; an entry is replaced when its Secret changes.
+   */
+  public static final class Cache {
+    private record Entry(String uid, String resourceVersion, Credentials credentials) {}
+
+    private final Map<String, Entry> bySecret = new ConcurrentHashMap<>();
+
+    /**
+     * The credentials of the Secret {@code source} (namespace/name) whose metadata and data these
+     * are: the kept ones when it has not changed since, else new ones from {@code data}.
+     */
+    public Credentials get(
+        String source, String uid, String resourceVersion, Map<String, String> data)
+        throws CredentialsException {
+      Entry kept = bySecret.get(source);
+      if (kept != null
+          && resourceVersion != null
+          && Objects.equals(kept.uid(), uid)
+          && resourceVersion.equals(kept.resourceVersion())) {
+        return kept.credentials();
+      }
+      Credentials fresh = fromSecretData(source, data);
+      bySecret.put(source, new Entry(uid, resourceVersion, fresh));
+      return fresh;
+    }
+  }
 
   /** The Secret cannot be used; the message names it and the key. */
   public static final class CredentialsException extends IOException {

@@ -67,6 +67,7 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
   private final HttpClient http;
   private final EventRecorder events;
   private final Clock clock;
+  private final Credentials.Cache credentials;
 
   /**
    * What publishing found: a conflict that blocks it, and whether a Deployment changed under the
@@ -75,9 +76,14 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
   record Publication(Optional<String> conflict, boolean retrySoon) {}
 
   public ModelReconciler(
-      KubernetesClient client, HttpClient http, EventRecorder events, Clock clock) {
+      KubernetesClient client,
+      HttpClient http,
+      Credentials.Cache credentials,
+      EventRecorder events,
+      Clock clock) {
     this.client = client;
     this.http = http;
+    this.credentials = credentials;
     this.events = events;
     this.clock = clock;
   }
@@ -118,7 +124,9 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
     String url = store.getSpec().getOpenfgaRef().getUrl();
     Known known = known(old, storeId);
     try {
-      FgaApi api = StoreReconciler.api(client, http, clock, ns, store.getSpec().getOpenfgaRef());
+      FgaApi api =
+          StoreReconciler.api(
+              client, http, credentials, clock, ns, store.getSpec().getOpenfgaRef());
       List<FgaApi.Model> models = api.listModels(storeId);
       Plan plan = ModelPlanner.plan(desired, known, models);
       Optional<String> current = known.current().map(Entry::modelId);

@@ -39,11 +39,17 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
   private final EventRecorder events;
   private final Clock clock;
   private final MigrationGate gate;
+  private final Credentials.Cache credentials;
 
   public StoreReconciler(
-      KubernetesClient client, HttpClient http, EventRecorder events, Clock clock) {
+      KubernetesClient client,
+      HttpClient http,
+      Credentials.Cache credentials,
+      EventRecorder events,
+      Clock clock) {
     this.client = client;
     this.http = http;
+    this.credentials = credentials;
     this.events = events;
     this.clock = clock;
     this.gate = new MigrationGate(client);
@@ -149,23 +155,30 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
   /** The API client for this store's server, with its credentials (read from the Secret now). */
   private FgaApi api(FGAStore store) throws Credentials.CredentialsException {
     return api(
-        client, http, clock, store.getMetadata().getNamespace(), store.getSpec().getOpenfgaRef());
+        client,
+        http,
+        credentials,
+        clock,
+        store.getMetadata().getNamespace(),
+        store.getSpec().getOpenfgaRef());
   }
 
   /** The API client for the server {@code ref} names (the FGAModel controller uses it too). */
   static FgaApi api(
       KubernetesClient client,
       HttpClient http,
+      Credentials.Cache cache,
       Clock clock,
       String namespace,
       FGAStore.OpenFgaRef ref)
       throws Credentials.CredentialsException {
-    Credentials credentials = credentials(client, namespace, ref);
+    Credentials credentials = credentials(client, cache, namespace, ref);
     return new FgaApi(http, URI.create(ref.getUrl()), () -> credentials.bearer(http, clock));
   }
 
   /** The credentials the Secret {@code credentialsRef} holds, or none without one. */
-  static Credentials credentials(KubernetesClient client, String namespace, FGAStore.OpenFgaRef ref)
+  static Credentials credentials(
+      KubernetesClient client, Credentials.Cache cache, String namespace, FGAStore.OpenFgaRef ref)
       throws Credentials.CredentialsException {
     if (ref.getCredentialsRef() == null || ref.getCredentialsRef().getName() == null) {
       return Credentials.none();
@@ -182,7 +195,11 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
       throw new Credentials.CredentialsException(
           "Secret " + namespace + "/" + name + " (openfgaRef.credentialsRef) does not exist");
     }
-    return Credentials.fromSecretData(namespace + "/" + name, secret.getData());
+    return cache.get(
+        namespace + "/" + name,
+        secret.getMetadata().getUid(),
+        secret.getMetadata().getResourceVersion(),
+        secret.getData());
   }
 
   private UpdateControl<FGAStore> blocked(

@@ -230,6 +230,49 @@ class FgaApiTest {
   }
 
   @Test
+  void theCacheKeepsASecretsCredentialsAndTheirTokenUntilTheSecretChanges() throws Exception {
+    then(200, "{\"access_token\":\"tok-1\",\"expires_in\":3600}");
+    Map<String, String> data =
+        Map.of(
+            "clientId", b64("client"),
+            "clientSecret", b64("s3cret"),
+            "apiTokenIssuer", b64(url() + "/token"));
+    Credentials.Cache cache = new Credentials.Cache();
+    var http = FgaApi.defaultHttpClient();
+    Clock clock = Clock.fixed(Instant.parse("2026-01-01T00:00:00Z"), ZoneOffset.UTC);
+
+    // two reconciles that read the same Secret: one token request
+    assertThat(cache.get("ns/creds", "uid-1", "10", data).bearer(http, clock)).contains("tok-1");
+    assertThat(cache.get("ns/creds", "uid-1", "10", data).bearer(http, clock)).contains("tok-1");
+    assertThat(seen).hasSize(1);
+
+    // the Secret changed (a new resourceVersion): its new data, a new token
+    then(200, "{\"access_token\":\"tok-2\",\"expires_in\":3600}");
+    Map<String, String> rotated = new java.util.HashMap<>(data);
+    rotated.put("clientSecret", b64("rotated"));
+    assertThat(cache.get("ns/creds", "uid-1", "11", rotated).bearer(http, clock)).contains("tok-2");
+    assertThat(seen).hasSize(2);
+    assertThat(seen.get(1).body()).contains("client_secret=rotated");
+
+    // re-created under the same name (a new uid), even with an equal resourceVersion: new ones
+    then(200, "{\"access_token\":\"tok-3\",\"expires_in\":3600}");
+    assertThat(cache.get("ns/creds", "uid-2", "11", data).bearer(http, clock)).contains("tok-3");
+    assertThat(seen).hasSize(3);
+
+    // another Secret is kept apart; a Secret without a resourceVersion is never kept
+    Map<String, String> key = Map.of("apiToken", b64("key-1"));
+    assertThat(cache.get("ns/other", "uid-9", null, key))
+        .isNotSameAs(cache.get("ns/other", "uid-9", null, key));
+    assertThat(cache.get("ns/creds", "uid-2", "11", data).bearer(http, clock)).contains("tok-3");
+    assertThat(seen).hasSize(3);
+
+    // an unusable Secret is refused by name and does not replace what is kept
+    assertThatThrownBy(() -> cache.get("ns/creds", "uid-2", "12", Map.of("token", b64("x"))))
+        .isInstanceOf(Credentials.CredentialsException.class)
+        .hasMessageContaining("ns/creds");
+  }
+
+  @Test
   void aRefusedClientIsACredentialsErrorThatNamesTheSecretNotTheSecret() throws Exception {
     then(401, "{\"error\":\"invalid_client\"}");
     Credentials credentials =

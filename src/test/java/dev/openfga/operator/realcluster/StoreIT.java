@@ -326,11 +326,16 @@ class StoreIT {
           .create();
       apply("oidc", "it-oidc", null, null, oidcUrl, "oidc-client", null);
       awaitReason("oidc", "StoreReady");
-      assertThat(issuer.tokensIssued()).isPositive();
+      // a second store with the same Secret: its reconciles use the token already fetched (the
+      // credentials are kept while the Secret is unchanged), which the server accepts
+      apply("oidc-2", "it-oidc-2", null, null, oidcUrl, "oidc-client", null);
+      awaitReason("oidc-2", "StoreReady");
+      assertThat(issuer.tokensIssued()).isEqualTo(1);
       String token = issuer.token();
       FgaApi withToken =
           new FgaApi(FgaApi.defaultHttpClient(), URI.create(oidcUrl), () -> Optional.of(token));
       assertThat(withToken.storesNamed("it-oidc")).hasSize(1);
+      assertThat(withToken.storesNamed("it-oidc-2")).hasSize(1);
       // without a token the server refuses: the store was made with the fetched one
       assertThat(
               org.assertj.core.api.Assertions.catchThrowable(
