@@ -194,14 +194,13 @@ final class PeerRun {
         value("%.2f", ours / peer));
   }
 
-  /** A measured value, or "—" when it was not measured (NaN) or cannot be (not positive). */
+  /** A measured value, or "—" when it was not measured (NaN, infinite or negative). */
   private static String value(String format, double v) {
     return Double.isNaN(v) || Double.isInfinite(v) || v < 0
         ? "—"
         : String.format(Locale.ROOT, format, v);
   }
 
-  /** The first image change's reaction: cold code paths after start-up and the idle time. */
   /**
    * Seconds from the process start to its first write: controller-runtime reconciles, and the
    * upstream operator writes a status for every converged Deployment, only once its caches are
@@ -211,18 +210,17 @@ final class PeerRun {
    */
   static double firstWriteSeconds(List<BenchApi.Request> requests, long startEpochNanos) {
     // with --leader-elect the Lease is written before the caches are filled: not a reconcile's
-    return requests.stream()
-        .filter(BenchApi.Request::isWrite)
-        .filter(q -> !q.path().contains("/leases"))
-        .mapToLong(q -> q.atNanos() - startEpochNanos)
-        .filter(nanos -> nanos >= 0)
-        .min()
-        .stream()
-        .mapToDouble(nanos -> nanos / 1e9)
-        .findFirst()
-        .orElse(Double.NaN);
+    java.util.OptionalLong first =
+        requests.stream()
+            .filter(BenchApi.Request::isWrite)
+            .filter(q -> !q.path().contains("/leases"))
+            .mapToLong(q -> q.atNanos() - startEpochNanos)
+            .filter(nanos -> nanos >= 0)
+            .min();
+    return first.isPresent() ? first.getAsLong() / 1e9 : Double.NaN;
   }
 
+  /** The first image change's reaction: cold code paths after start-up and the idle time. */
   private static double first(double[] values) {
     return values.length == 0 ? Double.NaN : values[0];
   }

@@ -331,6 +331,23 @@ class StoreIT {
       apply("oidc-2", "it-oidc-2", null, null, oidcUrl, "oidc-client", null);
       awaitReason("oidc-2", "StoreReady");
       assertThat(issuer.tokensIssued()).isEqualTo(1);
+      // the Secret changed (the API server gives it a new resourceVersion): the next reconcile
+      // that reads it makes its credentials anew and fetches a token
+      cluster
+          .client()
+          .secrets()
+          .inNamespace(cluster.namespace())
+          .withName("oidc-client")
+          .edit(
+              s ->
+                  new SecretBuilder(s)
+                      .editMetadata()
+                      .addToLabels("rotated", "1")
+                      .endMetadata()
+                      .build());
+      apply("oidc-3", "it-oidc-3", null, null, oidcUrl, "oidc-client", null);
+      awaitReason("oidc-3", "StoreReady");
+      assertThat(issuer.tokensIssued()).isEqualTo(2);
       String token = issuer.token();
       FgaApi withToken =
           new FgaApi(FgaApi.defaultHttpClient(), URI.create(oidcUrl), () -> Optional.of(token));
