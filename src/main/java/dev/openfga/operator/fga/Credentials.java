@@ -17,7 +17,6 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
 /**
@@ -51,18 +50,28 @@ public final class Credentials {
 
   /**
    * The credentials of each Secret, kept while its uid and resourceVersion stay the same (with them
-   * an OIDC access token). One per operator process; an entry is replaced when its Secret changes.
+   * an OIDC access token). One per operator process; an entry is replaced when its Secret changes,
+   * dropped when its Secret is found gone, and the least recently used goes beyond {@value #KEPT}
+   * Secrets, so that no Secret's data outlives its use by much.
    */
   public static final class Cache {
+    static final int KEPT = 64;
+
     private record Entry(String uid, String resourceVersion, Credentials credentials) {}
 
-    private final Map<String, Entry> bySecret = new ConcurrentHashMap<>();
+    private final Map<String, Entry> bySecret =
+        new LinkedHashMap<>(16, 0.75f, true) {
+          @Override
+          protected boolean removeEldestEntry(Map.Entry<String, Entry> eldest) {
+            return size() > KEPT;
+          }
+        };
 
     /**
      * The credentials of the Secret {@code source} (namespace/name) whose metadata and data these
      * are: the kept ones when it has not changed since, else new ones from {@code data}.
      */
-    public Credentials get(
+    public synchronized Credentials get(
         String source, String uid, String resourceVersion, Map<String, String> data)
         throws CredentialsException {
       Entry kept = bySecret.get(source);
@@ -75,6 +84,11 @@ public final class Credentials {
       Credentials fresh = fromSecretData(source, data);
       bySecret.put(source, new Entry(uid, resourceVersion, fresh));
       return fresh;
+    }
+
+    /** The Secret {@code source} (namespace/name) is gone: its credentials are dropped. */
+    public synchronized void forget(String source) {
+      bySecret.remove(source);
     }
   }
 

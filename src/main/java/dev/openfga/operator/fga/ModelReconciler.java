@@ -9,9 +9,11 @@ import dev.openfga.operator.fga.ModelPlanner.Plan;
 import dev.openfga.operator.model.Keys;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.DeploymentList;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
@@ -36,17 +38,25 @@ import org.slf4j.LoggerFactory;
  * {@link FGAStore}), the {@link ModelPlanner}'s decision, the tests gate ({@link ModelTests}), then
  * at most one model write, the status, and the publication: the ConfigMap {@code
  * publish.configMapName} and the pod-template annotation {@value #MODEL_ID} of the Deployments that
- * opt in with {@value #MODEL}. Models cannot be deleted in OpenFGA: deleting the resource only ends
- * the publication (the ConfigMap is owned by it; the annotations stay).
+ * opt in with the label {@value #MODEL}. Models cannot be deleted in OpenFGA: deleting the resource
+ * only ends the publication (the ConfigMap is owned by it; the annotations stay).
  */
 public final class ModelReconciler implements Reconciler<FGAModel> {
   private static final Logger LOG = LoggerFactory.getLogger(ModelReconciler.class);
 
-  /** Deployment annotation: the name of the FGAModel (same namespace) whose id it runs with. */
+  /**
+   * Deployment label: the name of the FGAModel (same namespace) whose id it runs with. A label, not
+   * an annotation, so that the API server selects the Deployments.
+   */
   public static final String MODEL = "openfga.dev/model";
 
   /** Pod-template annotation the operator sets: the model id (a new id rolls the pods once). */
   public static final String MODEL_ID = "openfga.dev/model-id";
+
+  /** Deployments listed per request when looking for those labelled {@value #MODEL}. */
+  static final long PAGE = 100;
+
+  private static final int MAX_LABEL_VALUE = 63;
 
   static final String READY = "ModelReady";
   static final String WRITTEN = "ModelWritten";
@@ -370,11 +380,7 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
             .patch(JSON_PATCH, JsonPatch.guardedBy(existing).add("/data", data).json());
       }
     }
-    for (Deployment d : client.apps().deployments().inNamespace(ns).list().getItems()) {
-      Map<String, String> annotations = d.getMetadata().getAnnotations();
-      if (annotations == null || !model.getMetadata().getName().equals(annotations.get(MODEL))) {
-        continue;
-      }
+    for (Deployment d : optedIn(ns, model.getMetadata().getName())) {
       Map<String, String> pod =
           d.getSpec().getTemplate().getMetadata() == null
               ? null
@@ -406,6 +412,32 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
       }
     }
     return new Publication(Optional.empty(), retrySoon);
+  }
+
+  /**
+   * The Deployments of {@code ns} labelled {@value #MODEL}{@code =name}: the API server selects
+   * them, a page of {@value #PAGE} at a time, so a namespace's other Deployments are neither sent
+   * nor held. None when {@code name} is longer than a label value may be (63): no Deployment can
+   * carry it.
+   */
+  private List<Deployment> optedIn(String ns, String name) {
+    List<Deployment> found = new ArrayList<>();
+    if (name.length() > MAX_LABEL_VALUE) {
+      return found;
+    }
+    String next = null;
+    do {
+      DeploymentList page =
+          client
+              .apps()
+              .deployments()
+              .inNamespace(ns)
+              .withLabel(MODEL, name)
+              .list(new ListOptionsBuilder().withLimit(PAGE).withContinue(next).build());
+      found.addAll(page.getItems());
+      next = page.getMetadata() == null ? null : page.getMetadata().getContinue();
+    } while (next != null && !next.isEmpty());
+    return found;
   }
 
   private static OwnerReference owner(FGAModel model) {

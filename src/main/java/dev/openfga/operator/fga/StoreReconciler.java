@@ -192,6 +192,7 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
           "Secret " + namespace + "/" + name + " cannot be read: HTTP " + e.getCode());
     }
     if (secret == null) {
+      cache.forget(namespace + "/" + name);
       throw new Credentials.CredentialsException(
           "Secret " + namespace + "/" + name + " (openfgaRef.credentialsRef) does not exist");
     }

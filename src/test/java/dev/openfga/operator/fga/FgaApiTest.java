@@ -273,6 +273,28 @@ class FgaApiTest {
   }
 
   @Test
+  void theCacheDropsAGoneSecretAndKeepsAtMostItsLimit() throws Exception {
+    Credentials.Cache cache = new Credentials.Cache();
+    Map<String, String> key = Map.of("apiToken", b64("key-1"));
+    Credentials kept = cache.get("ns/creds", "uid-1", "10", key);
+    assertThat(cache.get("ns/creds", "uid-1", "10", key)).isSameAs(kept);
+
+    cache.forget("ns/creds");
+    Credentials again = cache.get("ns/creds", "uid-1", "10", key);
+    assertThat(again).isNotSameAs(kept);
+
+    // the least recently used goes first once more Secrets than the limit were read
+    Credentials first = cache.get("ns/s0", "uid-0", "1", key);
+    for (int i = 1; i < Credentials.Cache.KEPT - 1; i++) {
+      cache.get("ns/s" + i, "uid-" + i, "1", key);
+    }
+    assertThat(cache.get("ns/creds", "uid-1", "10", key)).isSameAs(again);
+    cache.get("ns/one-more", "uid-x", "1", key);
+    assertThat(cache.get("ns/creds", "uid-1", "10", key)).isSameAs(again);
+    assertThat(cache.get("ns/s0", "uid-0", "1", key)).isNotSameAs(first);
+  }
+
+  @Test
   void aRefusedClientIsACredentialsErrorThatNamesTheSecretNotTheSecret() throws Exception {
     then(401, "{\"error\":\"invalid_client\"}");
     Credentials credentials =

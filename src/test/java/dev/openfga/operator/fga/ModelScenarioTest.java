@@ -12,11 +12,14 @@ import dev.openfga.operator.testing.FakeOpenFga;
 import dev.openfga.operator.testing.MockCluster;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -143,6 +146,68 @@ class ModelScenarioTest {
                   .extracting("kind")
                   .containsExactly("FGAModel");
             });
+  }
+
+  @Test
+  void theModelIdGoesToTheDeploymentsLabelledWithTheModelsNameOnly() {
+    deployment("uses-app", Map.of(ModelReconciler.MODEL, "app"), Map.of());
+    deployment("uses-other", Map.of(ModelReconciler.MODEL, "other"), Map.of());
+    deployment("annotated", Map.of(), Map.of(ModelReconciler.MODEL, "app"));
+    applyStoreAndModel(DSL);
+    await().atMost(WAIT).until(() -> status() != null && status().getModelId() != null);
+    String id = status().getModelId();
+    await()
+        .atMost(WAIT)
+        .until(() -> id.equals(podAnnotations("uses-app").get(ModelReconciler.MODEL_ID)));
+    // a later reconcile (the status patch) found nothing more to do
+    await().pollDelay(Duration.ofSeconds(1)).atMost(WAIT).until(() -> true);
+    assertThat(podAnnotations("uses-other")).doesNotContainKey(ModelReconciler.MODEL_ID);
+    assertThat(podAnnotations("annotated")).doesNotContainKey(ModelReconciler.MODEL_ID);
+  }
+
+  private void deployment(
+      String name, Map<String, String> labels, Map<String, String> annotations) {
+    cluster
+        .client()
+        .resource(
+            new DeploymentBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withNamespace(MockCluster.NS)
+                .withLabels(labels)
+                .withAnnotations(annotations)
+                .endMetadata()
+                .withNewSpec()
+                .withNewSelector()
+                .addToMatchLabels("app", name)
+                .endSelector()
+                .withNewTemplate()
+                .withNewMetadata()
+                .addToLabels("app", name)
+                .endMetadata()
+                .withNewSpec()
+                .addNewContainer()
+                .withName("app")
+                .withImage("example.com/" + name + ":1")
+                .endContainer()
+                .endSpec()
+                .endTemplate()
+                .endSpec()
+                .build())
+        .create();
+  }
+
+  private Map<String, String> podAnnotations(String deployment) {
+    Deployment d =
+        cluster
+            .client()
+            .apps()
+            .deployments()
+            .inNamespace(MockCluster.NS)
+            .withName(deployment)
+            .get();
+    Map<String, String> a = d.getSpec().getTemplate().getMetadata().getAnnotations();
+    return a == null ? Map.of() : a;
   }
 
   @Test

@@ -378,7 +378,7 @@ class ModelIT {
             .withNewMetadata()
             .withName("app")
             .withNamespace(cluster.namespace())
-            .addToAnnotations("openfga.dev/model", "rolling")
+            .addToLabels("openfga.dev/model", "rolling")
             .endMetadata()
             .withNewSpec()
             .withReplicas(1)
