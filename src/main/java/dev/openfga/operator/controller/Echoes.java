@@ -5,6 +5,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The watch events that only show this process's own writes of its Jobs and records. The reconcile
@@ -17,15 +19,22 @@ import java.util.concurrent.ConcurrentHashMap;
  * echo when it adds an announced name, or replaces an announced resourceVersion. Another write that
  * shows the same (somebody else's create of the name, or write of that version) makes ours fail
  * (AlreadyExists, or the resourceVersion's conflict), and the reconcile then reads or looks again
- * itself. An announcement ends with its echo, when its write fails, or after {@link #MEMORY}.
- * Deletions are never echoes.
+ * itself. Once the write's answer is in, its echo must also show the resourceVersion the write
+ * made: after a watch broke and the informer listed again, an event can show our write and a later
+ * one together, and that one must wake the reconcile. An announcement ends with its echo, when its
+ * write fails, or after {@link #MEMORY}. Deletions are never echoes.
  */
 final class Echoes {
+  private static final Logger LOG = LoggerFactory.getLogger(Echoes.class);
+
   /** How long an announced write waits for its echo. */
   static final Duration MEMORY = Duration.ofMinutes(1);
 
-  /** {@code from}: the resourceVersion a patch replaces; null for a create. */
-  private record Announced(String from, Instant at) {}
+  /**
+   * {@code from}: the resourceVersion a patch replaces, null for a create; {@code to}: the one the
+   * write made, null until its answer is in.
+   */
+  private record Announced(String from, String to, Instant at) {}
 
   private final Map<String, Announced> announced = new ConcurrentHashMap<>();
 
@@ -34,13 +43,20 @@ final class Echoes {
     forgetOld(now);
     announced.put(
         key(desired.getClass(), namespace, desired.getMetadata().getName()),
-        new Announced(null, now));
+        new Announced(null, null, now));
   }
 
   /** {@code current} is about to be patched, guarded by its resourceVersion. */
   void patch(HasMetadata current, Instant now) {
     forgetOld(now);
-    announced.put(key(current), new Announced(current.getMetadata().getResourceVersion(), now));
+    announced.put(
+        key(current), new Announced(current.getMetadata().getResourceVersion(), null, now));
+  }
+
+  /** The announced write succeeded: {@code result} is what the API server answered. */
+  void written(HasMetadata result) {
+    String made = result.getMetadata().getResourceVersion();
+    announced.computeIfPresent(key(result), (k, a) -> new Announced(a.from(), made, a.at()));
   }
 
   /** The announced write of {@code o} in {@code namespace} failed: no echo will come. */
@@ -51,7 +67,11 @@ final class Echoes {
   /** Whether this added object is the echo of an announced create (which it then ends). */
   boolean isEchoOfCreate(HasMetadata added) {
     Announced a = announced.get(key(added));
-    return a != null && a.from() == null && announced.remove(key(added), a);
+    return a != null
+        && a.from() == null
+        && made(a, added)
+        && announced.remove(key(added), a)
+        && logged("create", added);
   }
 
   /** Whether this change is the echo of an announced patch (which it then ends). */
@@ -61,7 +81,25 @@ final class Echoes {
         && a.from() != null
         && older != null
         && a.from().equals(older.getMetadata().getResourceVersion())
-        && announced.remove(key(newer), a);
+        && made(a, newer)
+        && announced.remove(key(newer), a)
+        && logged("patch", newer);
+  }
+
+  private static boolean logged(String write, HasMetadata echo) {
+    LOG.debug(
+        "the watch event of its own {} of {} {}/{} (resourceVersion {}) wakes nothing",
+        write,
+        echo.getKind(),
+        echo.getMetadata().getNamespace(),
+        echo.getMetadata().getName(),
+        echo.getMetadata().getResourceVersion());
+    return true;
+  }
+
+  /** Whether {@code seen} is the version the write made, or its answer is not in yet. */
+  private static boolean made(Announced a, HasMetadata seen) {
+    return a.to() == null || a.to().equals(seen.getMetadata().getResourceVersion());
   }
 
   private void forgetOld(Instant now) {

@@ -285,7 +285,9 @@ final class StepRunner {
   private <T extends HasMetadata> T patchOwn(T current, JsonPatch patch) {
     echoes.patch(current, Instant.now());
     try {
-      return resource(current).patch(JSON_PATCH, patch.json());
+      T patched = resource(current).patch(JSON_PATCH, patch.json());
+      echoes.written(patched);
+      return patched;
     } catch (RuntimeException e) {
       echoes.failed(current, current.getMetadata().getNamespace());
       throw e;
@@ -300,7 +302,9 @@ final class StepRunner {
       T desired, String namespace, NonNamespaceOperation<T, ?, ? extends Resource<T>> in) {
     echoes.create(desired, namespace, Instant.now());
     try {
-      return in.resource(desired).create();
+      T created = in.resource(desired).create();
+      echoes.written(created);
+      return created;
     } catch (RuntimeException e) {
       echoes.failed(desired, namespace);
       if (!(e instanceof KubernetesClientException k) || k.getCode() != 409) {

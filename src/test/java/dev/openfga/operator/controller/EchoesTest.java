@@ -40,6 +40,29 @@ class EchoesTest {
   }
 
   @Test
+  void onceTheAnswerIsInOnlyTheVersionTheWriteMadeIsAnEcho() {
+    // a watch broke before the echoes came; listing again shows later writes of somebody else
+    echoes.create(job(null), "ns", T0);
+    echoes.written(job("1"));
+    echoes.patch(record("5"), T0);
+    echoes.written(record("6"));
+
+    assertThat(echoes.isEchoOfCreate(job("2"))).isFalse();
+    assertThat(echoes.isEchoOfPatch(record("8"), record("5"))).isFalse();
+    assertThat(echoes.isEchoOfCreate(job("1"))).isTrue();
+    assertThat(echoes.isEchoOfPatch(record("6"), record("5"))).isTrue();
+  }
+
+  @Test
+  void anEchoBeforeTheAnswerEndsTheAnnouncement() {
+    echoes.patch(record("5"), T0);
+    assertThat(echoes.isEchoOfPatch(record("6"), record("5"))).isTrue();
+    echoes.written(record("6"));
+
+    assertThat(echoes.isEchoOfPatch(record("6"), record("5"))).isFalse();
+  }
+
+  @Test
   void aKindOrNameOrNamespaceOtherThanTheWrittenOneIsNoEcho() {
     echoes.create(job(null), "ns", T0);
     echoes.patch(record("5"), T0);

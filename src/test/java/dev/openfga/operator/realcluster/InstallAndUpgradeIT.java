@@ -23,13 +23,17 @@ class InstallAndUpgradeIT {
 
   private static Postgres.Database db;
   private static OpenFgaView openfga;
+  private static OperatorInstall.OperatorProcess operator;
 
   @BeforeAll
   static void installOperatorAndOpenFga() {
     db = cluster.postgres().createDatabase("install");
-    cluster.startOperator(
-        cluster.installOperator(cluster.namespace(), "leaderElection: {enabled: false}\n"),
-        "operator-0");
+    // debug: the log says which watch events were the echoes of the operator's own writes
+    operator =
+        cluster.startOperator(
+            cluster.installOperator(
+                cluster.namespace(), "leaderElection: {enabled: false}\nlogLevel: debug\n"),
+            "operator-0");
     openfga =
         cluster.deploy(
             UpstreamOpenFga.fixture(cluster.namespace(), "openfga", Binaries.OLD_OPENFGA, 0, 2),
@@ -62,6 +66,7 @@ class InstallAndUpgradeIT {
   @Order(2)
   void anUpgradeReplacesTheFinishedJobAndMigratesTheSchemaFrom5To6() {
     String oldJobUid = openfga.job().getMetadata().getUid();
+    int logBefore = operator.log().length();
     openfga.setVersion(Binaries.NEW_OPENFGA);
     await()
         .atMost(Duration.ofMinutes(2))
@@ -74,6 +79,18 @@ class InstallAndUpgradeIT {
         .isEqualTo(1);
     assertThat(openfga.replicas()).isEqualTo(2);
     assertThat(openfga.condition("MigrationFailed")).isEmpty();
+    // the real API server's watch events of the operator's own Job create and record patch were
+    // told from everyone else's (Echoes: the resourceVersion each write's answer gave) and woke
+    // no reconcile
+    String ns = cluster.namespace();
+    String record = dev.openfga.operator.model.Names.statusConfigMap("openfga");
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () ->
+                assertThat(operator.log().substring(logBefore))
+                    .contains("its own create of Job " + ns + "/" + openfga.jobName() + " ")
+                    .contains("its own patch of ConfigMap " + ns + "/" + record + " "));
   }
 
   @Test
