@@ -215,13 +215,19 @@ public final class MigrationOperator implements AutoCloseable {
           new StoreReconciler(client, http, credentials, events, clock),
           c ->
               watched(
-                  c.withName(STORE_CONTROLLER).withRetry(retry).withGenerationAware(false),
+                  c.withName(STORE_CONTROLLER)
+                      .withRetry(retry)
+                      .withGenerationAware(false)
+                      .withInformerListLimit(LIST_PAGE_SIZE),
                   config));
       operator.register(
           new ModelReconciler(client, http, credentials, events, clock),
           c ->
               watched(
-                  c.withName(MODEL_CONTROLLER).withRetry(retry).withGenerationAware(false),
+                  c.withName(MODEL_CONTROLLER)
+                      .withRetry(retry)
+                      .withGenerationAware(false)
+                      .withInformerListLimit(LIST_PAGE_SIZE),
                   config));
     }
     return new MigrationOperator(operator, leadership, evidence, reconciler, planner, client);

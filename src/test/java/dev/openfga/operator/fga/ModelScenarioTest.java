@@ -163,6 +163,19 @@ class ModelScenarioTest {
     await().pollDelay(Duration.ofSeconds(1)).atMost(WAIT).until(() -> true);
     assertThat(podAnnotations("uses-other")).doesNotContainKey(ModelReconciler.MODEL_ID);
     assertThat(podAnnotations("annotated")).doesNotContainKey(ModelReconciler.MODEL_ID);
+    // every list the operator sent, its informers' first lists and the labelled Deployments, paged
+    List<String> lists =
+        cluster.requests().stream()
+            .filter(r -> MockCluster.OPERATOR_AGENT.equals(r.userAgent()))
+            .filter(r -> r.method().equals("GET") && !r.path().contains("watch=true"))
+            .map(MockCluster.ApiRequest::path)
+            .filter(p -> p.matches(".*/(deployments|jobs|configmaps|fgastores|fgamodels)(\\?.*)?"))
+            .toList();
+    assertThat(lists)
+        .anyMatch(p -> p.contains("/fgastores?"))
+        .anyMatch(p -> p.contains("/fgamodels?"))
+        .anyMatch(p -> p.contains("labelSelector=openfga.dev%2Fmodel%3Dapp"))
+        .allMatch(p -> p.contains("limit=100"));
   }
 
   private void deployment(
