@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,8 +22,10 @@ import org.slf4j.LoggerFactory;
  * (AlreadyExists, or the resourceVersion's conflict), and the reconcile then reads or looks again
  * itself. Once the write's answer is in, its echo must also show the resourceVersion the write
  * made: after a watch broke and the informer listed again, an event can show our write and a later
- * one together, and that one must wake the reconcile. An announcement ends with its echo, when its
- * write fails, or after {@link #MEMORY}. Deletions are never echoes.
+ * one together, and that one must wake the reconcile (an event before the answer, a few
+ * milliseconds, is judged by the name or the replaced resourceVersion alone; the Deployment's
+ * periodic reconcile sees anything missed then). An announcement ends with its echo, when its write
+ * fails, or after {@link #MEMORY}. Deletions are never echoes.
  */
 final class Echoes {
   private static final Logger LOG = LoggerFactory.getLogger(Echoes.class);
@@ -66,24 +69,30 @@ final class Echoes {
 
   /** Whether this added object is the echo of an announced create (which it then ends). */
   boolean isEchoOfCreate(HasMetadata added) {
-    Announced a = announced.get(key(added));
-    return a != null
-        && a.from() == null
-        && made(a, added)
-        && announced.remove(key(added), a)
-        && logged("create", added);
+    return ends(added, a -> a.from() == null) && logged("create", added);
   }
 
   /** Whether this change is the echo of an announced patch (which it then ends). */
   boolean isEchoOfPatch(HasMetadata newer, HasMetadata older) {
-    Announced a = announced.get(key(newer));
-    return a != null
-        && a.from() != null
-        && older != null
-        && a.from().equals(older.getMetadata().getResourceVersion())
-        && made(a, newer)
-        && announced.remove(key(newer), a)
+    return older != null
+        && ends(
+            newer,
+            a -> a.from() != null && a.from().equals(older.getMetadata().getResourceVersion()))
         && logged("patch", newer);
+  }
+
+  /**
+   * Ends, in one step, the announcement of {@code seen}'s object if {@code matches} and it made it.
+   */
+  private boolean ends(HasMetadata seen, Predicate<Announced> matches) {
+    boolean[] echo = {false};
+    announced.computeIfPresent(
+        key(seen),
+        (k, a) -> {
+          echo[0] = matches.test(a) && made(a, seen);
+          return echo[0] ? null : a;
+        });
+    return echo[0];
   }
 
   private static boolean logged(String write, HasMetadata echo) {

@@ -208,6 +208,7 @@ public final class MigrationOperator implements AutoCloseable {
     if (config.storesAndModels()) {
       java.net.http.HttpClient http = FgaApi.defaultHttpClient();
       // one per process: both controllers fetch an OIDC token once per expiry, not per reconcile
+      // (for up to Credentials.Cache.KEPT Secrets in use)
       Credentials.Cache credentials = new Credentials.Cache();
       // every event, not only a new generation: a touched resource is looked at again (a store
       // deleted out of band is found at once, not at the next recheck)

@@ -32,8 +32,9 @@ import java.util.stream.Collectors;
  *       the {@code client_credentials} grant and kept until a minute before it expires, for as long
  *       as this object lives. The reconcilers read the Secret at each reconcile and take the
  *       credentials from a {@link Cache}, which keeps them while the Secret's uid and
- *       resourceVersion stay the same: a token is fetched once per expiry, not once per reconcile,
- *       and a changed Secret is used at the next reconcile.
+ *       resourceVersion stay the same: a token is fetched once per expiry, not once per reconcile
+ *       (for up to {@value Cache#KEPT} Secrets in use), and a changed Secret is used at the next
+ *       reconcile.
  * </ul>
  *
  * Values are held in memory only: never written to a status, an Event or a log line; messages name
@@ -51,11 +52,11 @@ public final class Credentials {
   /**
    * The credentials of each Secret, kept while its uid and resourceVersion stay the same (with them
    * an OIDC access token). One per operator process; an entry is replaced when its Secret changes,
-   * dropped when its Secret is found gone, and the least recently used goes beyond {@value #KEPT}
-   * Secrets, so that no Secret's data outlives its use by much.
+   * dropped when its Secret is found gone or unusable, and the least recently used goes beyond
+   * {@value #KEPT} Secrets, so that no Secret's data outlives its use by much.
    */
   public static final class Cache {
-    static final int KEPT = 64;
+    static final int KEPT = 256;
 
     private record Entry(String uid, String resourceVersion, Credentials credentials) {}
 
@@ -81,7 +82,13 @@ public final class Credentials {
           && resourceVersion.equals(kept.resourceVersion())) {
         return kept.credentials();
       }
-      Credentials fresh = fromSecretData(source, data);
+      Credentials fresh;
+      try {
+        fresh = fromSecretData(source, data);
+      } catch (CredentialsException e) {
+        bySecret.remove(source);
+        throw e;
+      }
       bySecret.put(source, new Entry(uid, resourceVersion, fresh));
       return fresh;
     }

@@ -380,53 +380,12 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
             .patch(JSON_PATCH, JsonPatch.guardedBy(existing).add("/data", data).json());
       }
     }
-    for (Deployment d : optedIn(ns, model.getMetadata().getName())) {
-      Map<String, String> pod =
-          d.getSpec().getTemplate().getMetadata() == null
-              ? null
-              : d.getSpec().getTemplate().getMetadata().getAnnotations();
-      if (pod != null && modelId.equals(pod.get(MODEL_ID))) {
-        continue;
-      }
-      if (pod != null && pod.isEmpty()) {
-        pod = null; // the client reads an absent map as an empty one; the patch must create it
-      }
-      JsonPatch patch = JsonPatch.guardedBy(d);
-      if (d.getSpec().getTemplate().getMetadata() == null) {
-        patch.add("/spec/template/metadata", Map.of("annotations", Map.of(MODEL_ID, modelId)));
-      } else {
-        patch.put("/spec/template/metadata/annotations", pod, MODEL_ID, modelId);
-      }
-      try {
-        client.resource(d).patch(JSON_PATCH, patch.json());
-        LOG.atInfo()
-            .addKeyValue("fgamodel", ns + "/" + model.getMetadata().getName())
-            .addKeyValue("deployment", d.getMetadata().getName())
-            .log("published model {} to the pod template: its pods roll", modelId);
-      } catch (KubernetesClientException e) {
-        if (e.getCode() != 409) {
-          throw e;
-        }
-        // changed since it was listed: tried again soon
-        retrySoon = true;
-      }
-    }
-    return new Publication(Optional.empty(), retrySoon);
-  }
-
-  /**
-   * The Deployments of {@code ns} labelled {@value #MODEL}{@code =name}: the API server selects
-   * them, a page of {@value #PAGE} at a time, so a namespace's other Deployments are neither sent
-   * nor held. None when {@code name} is longer than a label value may be (63): no Deployment can
-   * carry it.
-   */
-  private List<Deployment> optedIn(String ns, String name) {
-    List<Deployment> found = new ArrayList<>();
-    if (name.length() > MAX_LABEL_VALUE) {
-      return found;
-    }
+    // the Deployments labelled with the model's name: the API server selects them, a page at a
+    // time, so a namespace's other Deployments are neither sent nor held (a name longer than a
+    // label value may be cannot be on any; the CRD refuses such names)
+    String name = model.getMetadata().getName();
     String next = null;
-    do {
+    while (name.length() <= MAX_LABEL_VALUE) {
       DeploymentList page =
           client
               .apps()
@@ -434,10 +393,54 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
               .inNamespace(ns)
               .withLabel(MODEL, name)
               .list(new ListOptionsBuilder().withLimit(PAGE).withContinue(next).build());
-      found.addAll(page.getItems());
+      for (Deployment d : page.getItems()) {
+        retrySoon |= publishTo(d, model, modelId);
+      }
       next = page.getMetadata() == null ? null : page.getMetadata().getContinue();
-    } while (next != null && !next.isEmpty());
-    return found;
+      if (next == null || next.isEmpty()) {
+        break;
+      }
+    }
+    return new Publication(Optional.empty(), retrySoon);
+  }
+
+  /**
+   * Sets the pod-template annotation {@value #MODEL_ID} of {@code d} to {@code modelId} unless it
+   * has it, by a patch guarded by its resourceVersion; returns true when {@code d} changed since it
+   * was listed (tried again soon).
+   */
+  private boolean publishTo(Deployment d, FGAModel model, String modelId) {
+    Map<String, String> pod =
+        d.getSpec().getTemplate().getMetadata() == null
+            ? null
+            : d.getSpec().getTemplate().getMetadata().getAnnotations();
+    if (pod != null && modelId.equals(pod.get(MODEL_ID))) {
+      return false;
+    }
+    if (pod != null && pod.isEmpty()) {
+      pod = null; // the client reads an absent map as an empty one; the patch must create it
+    }
+    JsonPatch patch = JsonPatch.guardedBy(d);
+    if (d.getSpec().getTemplate().getMetadata() == null) {
+      patch.add("/spec/template/metadata", Map.of("annotations", Map.of(MODEL_ID, modelId)));
+    } else {
+      patch.put("/spec/template/metadata/annotations", pod, MODEL_ID, modelId);
+    }
+    try {
+      client.resource(d).patch(JSON_PATCH, patch.json());
+      LOG.atInfo()
+          .addKeyValue(
+              "fgamodel", d.getMetadata().getNamespace() + "/" + model.getMetadata().getName())
+          .addKeyValue("deployment", d.getMetadata().getName())
+          .log("published model {} to the pod template: its pods roll", modelId);
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 409) {
+        throw e;
+      }
+      // changed since it was listed: tried again soon
+      return true;
+    }
+    return false;
   }
 
   private static OwnerReference owner(FGAModel model) {

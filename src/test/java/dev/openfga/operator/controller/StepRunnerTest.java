@@ -61,15 +61,19 @@ class StepRunnerTest {
     return new Observation(d, Optional.ofNullable(status), Optional.ofNullable(job), NOW);
   }
 
+  /** The migration Job of {@code d}'s first container, as the planner builds it. */
+  private static Job buildJob(Deployment d, String version) {
+    return MigrationJob.build(
+        d,
+        d.getSpec().getTemplate().getSpec().getContainers().get(0),
+        version,
+        DeploymentSettings.of(d),
+        Optional.empty(),
+        Policy.DEFAULTS.jobSpec());
+  }
+
   private Job createJob(Deployment d, String version) {
-    Job job =
-        MigrationJob.build(
-            d,
-            d.getSpec().getTemplate().getSpec().getContainers().get(0),
-            version,
-            DeploymentSettings.of(d),
-            Optional.empty(),
-            Policy.DEFAULTS.jobSpec());
+    Job job = buildJob(d, version);
     return cluster.client().batch().v1().jobs().inNamespace(MockCluster.NS).resource(job).create();
   }
 
@@ -157,14 +161,7 @@ class StepRunnerTest {
   void theRetryDeadlineStaysWhenTheJobCannotBeCreated() {
     Deployment d =
         cluster.create(openfga().annotation(Keys.RETRY_AFTER, "2025-12-31T23:59:00Z").build());
-    Job job =
-        MigrationJob.build(
-            d,
-            d.getSpec().getTemplate().getSpec().getContainers().get(0),
-            "v1.8.0",
-            DeploymentSettings.of(d),
-            Optional.empty(),
-            Policy.DEFAULTS.jobSpec());
+    Job job = buildJob(d, "v1.8.0");
     cluster.failNext("POST", "/jobs", 500, 1);
 
     assertThatThrownBy(
@@ -178,17 +175,37 @@ class StepRunnerTest {
   }
 
   @Test
+  void theEchoOfACreatedJobIsTheVersionTheCreatesAnswerGave() {
+    Echoes echoes = new Echoes();
+    StepRunner withEchoes =
+        new StepRunner(
+            cluster.client(),
+            new EventRecorder(cluster.client(), "test"),
+            MigrationMetrics.none(),
+            new OwnWrites(),
+            echoes);
+    Deployment d = cluster.create(openfga().build());
+    Job job = buildJob(d, "v1.8.0");
+
+    withEchoes.run(plan(new Step.CreateJob(job, "v1.8.0")), observe(d, null, null));
+
+    Job created = cluster.job("openfga-migrate");
+    // as a relist would show it after somebody else changed it: not the create's echo
+    Job changedSince =
+        new io.fabric8.kubernetes.api.model.batch.v1.JobBuilder(created)
+            .editMetadata()
+            .withResourceVersion(created.getMetadata().getResourceVersion() + "0")
+            .endMetadata()
+            .build();
+    assertThat(echoes.isEchoOfCreate(changedSince)).isFalse();
+    assertThat(echoes.isEchoOfCreate(created)).isTrue();
+  }
+
+  @Test
   void aJobNameTakenByAnUncachedJobIsHandedBackNotRetried() {
     Deployment d = cluster.create(openfga().build());
     Job existing = createJob(d, "v1.7.0");
-    Job job =
-        MigrationJob.build(
-            d,
-            d.getSpec().getTemplate().getSpec().getContainers().get(0),
-            "v1.8.0",
-            DeploymentSettings.of(d),
-            Optional.empty(),
-            Policy.DEFAULTS.jobSpec());
+    Job job = buildJob(d, "v1.8.0");
 
     assertThatThrownBy(
             () -> runner.run(plan(new Step.CreateJob(job, "v1.8.0")), observe(d, null, null)))

@@ -266,10 +266,12 @@ class FgaApiTest {
     assertThat(cache.get("ns/creds", "uid-2", "11", data).bearer(http, clock)).contains("tok-3");
     assertThat(seen).hasSize(3);
 
-    // an unusable Secret is refused by name and does not replace what is kept
+    // an unusable Secret is refused by name, and what was kept of it is dropped
+    Credentials before = cache.get("ns/creds", "uid-2", "11", data);
     assertThatThrownBy(() -> cache.get("ns/creds", "uid-2", "12", Map.of("token", b64("x"))))
         .isInstanceOf(Credentials.CredentialsException.class)
         .hasMessageContaining("ns/creds");
+    assertThat(cache.get("ns/creds", "uid-2", "11", data)).isNotSameAs(before);
   }
 
   @Test

@@ -1,6 +1,7 @@
 package dev.openfga.operator.realcluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.openfga.operator.fga.FGAModel;
@@ -12,6 +13,7 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.MixedOperation;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import java.net.URI;
@@ -425,6 +427,16 @@ class ModelIT {
     await().atMost(WAIT).until(() -> second.equals(podAnnotation()));
     settle();
     assertThat(generation()).as("one roll for the new id").isEqualTo(generation + 1);
+  }
+
+  @Test
+  void aNameLongerThanALabelValueIsRefusedByTheCrd() {
+    // Deployments name their model in the label openfga.dev/model: at most 63 characters
+    String name = "m".repeat(64);
+    assertThatThrownBy(() -> model(name, "rolling", V1, null, null))
+        .isInstanceOf(KubernetesClientException.class)
+        .hasMessageContaining("an FGAModel's name is at most 63 characters");
+    assertThat(model("m".repeat(63), "none-such", V1, null, null)).isNotNull();
   }
 
   private static String podAnnotation() {
