@@ -121,6 +121,15 @@ class MigrationScenarioTest {
     }
     // and the operator still reconciles from complete caches
     awaitRecorded("openfga", "v1.8.0");
+    // JOSDK's own start of the two informers later found them running: one informer each
+    for (String kind : List.of("/jobs?", "/configmaps?")) {
+      assertThat(
+              cluster.requests().stream()
+                  .filter(r -> MockCluster.OPERATOR_AGENT.equals(r.userAgent()))
+                  .filter(r -> r.method().equals("GET") && r.path().contains(kind)))
+          .as("%s lists and watches", kind)
+          .hasSize(2);
+    }
   }
 
   private static boolean isWatch(String path) {
