@@ -25,8 +25,12 @@ public final class Keys {
   public static final String DEPLOYMENT_SELECTOR =
       PART_OF + "=" + PART_OF_OPENFGA + "," + COMPONENT + "=" + COMPONENT_SERVER;
 
-  /** Label selector of the Jobs and ConfigMaps the operator caches (its own). */
-  public static final String OWNED_SELECTOR = MANAGED_BY + "=" + MANAGED_BY_OPERATOR;
+  /**
+   * Label selector of the Jobs and ConfigMaps the migration controller caches: its own migration
+   * Jobs and records (not, e.g., an FGAModel's published ConfigMap).
+   */
+  public static final String OWNED_SELECTOR =
+      MANAGED_BY + "=" + MANAGED_BY_OPERATOR + "," + COMPONENT + "=" + COMPONENT_MIGRATION;
 
   // Deployment annotations
   public static final String MIGRATION_ENABLED = "openfga.dev/migration-enabled";
