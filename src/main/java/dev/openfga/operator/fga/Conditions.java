@@ -1,6 +1,9 @@
 package dev.openfga.operator.fga;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.openfga.operator.controller.EventRecorder;
+import dev.openfga.operator.controller.JsonPatch;
 import dev.openfga.operator.model.Names;
 import dev.openfga.operator.model.Timestamps;
 import io.fabric8.kubernetes.api.model.Condition;
@@ -8,6 +11,9 @@ import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import java.time.Duration;
@@ -70,22 +76,40 @@ final class Conditions {
   }
 
   /**
-   * The status patch when the status changed, else none; rescheduled after {@code again} (null:
-   * not). The patch is the difference between the cached object and a copy with the new status, so
-   * it touches {@code /status} only.
+   * Writes the status when it changed, by a JSON patch of {@code /status} guarded by the
+   * resourceVersion the reconcile read; rescheduled after {@code again} (null: not). A reconcile
+   * that ran on a cached copy older than another reconcile's status write (the watch event of that
+   * write not in yet) is refused with a conflict and looked at again after {@link #CONFLICT_AGAIN}
+   * on the newer object, instead of overwriting it (e.g. a {@code createdByOperator: true} with
+   * false).
    */
   static <S, R extends CustomResource<?, S>> UpdateControl<R> update(
       KubernetesClient client, R resource, S old, S next, Duration again) {
-    UpdateControl<R> control;
-    if (sameStatus(old, next)) {
-      control = UpdateControl.noUpdate();
-    } else {
-      R patched = client.getKubernetesSerialization().clone(resource);
-      patched.setStatus(next);
-      control = UpdateControl.patchStatus(patched);
+    if (!sameStatus(old, next)) {
+      try {
+        client
+            .resource(resource)
+            .subresource("status")
+            .patch(
+                PatchContext.of(PatchType.JSON),
+                JsonPatch.guardedBy(resource).add("/status", STATUS_JSON.valueToTree(next)).json());
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 409) {
+          throw e;
+        }
+        return UpdateControl.<R>noUpdate().rescheduleAfter(CONFLICT_AGAIN);
+      }
     }
+    UpdateControl<R> control = UpdateControl.noUpdate();
     return again == null ? control : control.rescheduleAfter(again);
   }
+
+  /** When a resource whose status write met a newer object is looked at again. */
+  static final Duration CONFLICT_AGAIN = Duration.ofSeconds(1);
+
+  /** A status as JSON without its unset fields. */
+  private static final ObjectMapper STATUS_JSON =
+      new ObjectMapper().setSerializationInclusion(JsonInclude.Include.NON_NULL);
 
   /**
    * {@code Ready=False} with this reason; when that is news, a WARN log line and (with {@code

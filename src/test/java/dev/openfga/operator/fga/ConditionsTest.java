@@ -1,0 +1,68 @@
+package dev.openfga.operator.fga;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.openfga.operator.testing.MockCluster;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import java.time.Duration;
+import java.time.Instant;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The status writes of the FGAStore and FGAModel controllers against the mock API server. */
+class ConditionsTest {
+  private final MockCluster cluster = MockCluster.withoutControllers();
+
+  @AfterEach
+  void stop() {
+    cluster.close();
+  }
+
+  @Test
+  void aStatusWrittenFromAnOlderCopyThanTheServersIsRefusedAndLookedAtAgain() {
+    FGAStore store = new FGAStore();
+    store.setMetadata(
+        new ObjectMetaBuilder().withName("app").withNamespace(MockCluster.NS).build());
+    FGAStore.Spec spec = new FGAStore.Spec();
+    spec.setName("app");
+    store.setSpec(spec);
+    FGAStore stale =
+        cluster
+            .client()
+            .resources(FGAStore.class)
+            .inNamespace(MockCluster.NS)
+            .resource(store)
+            .create();
+
+    // one reconcile created the store and wrote so
+    FGAStore.Status created = status("01HVMMBCMGZNT3SED4Z17ECXCA", true);
+    UpdateControl<FGAStore> first =
+        Conditions.update(cluster.client(), stale, null, created, Duration.ofMinutes(5));
+    assertThat(first.getScheduleDelay()).contains(Duration.ofMinutes(5).toMillis());
+
+    // another ran on the copy from before that write: it would adopt the store instead
+    FGAStore.Status adopted = status("01HVMMBCMGZNT3SED4Z17ECXCA", false);
+    UpdateControl<FGAStore> second =
+        Conditions.update(cluster.client(), stale, null, adopted, Duration.ofMinutes(5));
+
+    assertThat(second.getScheduleDelay()).contains(Conditions.CONFLICT_AGAIN.toMillis());
+    FGAStore now =
+        cluster
+            .client()
+            .resources(FGAStore.class)
+            .inNamespace(MockCluster.NS)
+            .withName("app")
+            .get();
+    assertThat(now.getStatus().getCreatedByOperator()).isTrue();
+    assertThat(now.getStatus().getStoreId()).isEqualTo("01HVMMBCMGZNT3SED4Z17ECXCA");
+  }
+
+  private static FGAStore.Status status(String id, boolean created) {
+    FGAStore.Status s = new FGAStore.Status();
+    s.setStoreId(id);
+    s.setCreatedByOperator(created);
+    Conditions.set(s, "Ready", true, StorePlanner.READY, "ready", Instant.EPOCH);
+    return s;
+  }
+}
