@@ -101,8 +101,20 @@ public final class Credentials {
 
   /** The Secret cannot be used; the message names it and the key. */
   public static final class CredentialsException extends IOException {
+    private final boolean secretGone;
+
     CredentialsException(String message) {
+      this(message, false);
+    }
+
+    CredentialsException(String message, boolean secretGone) {
       super(message);
+      this.secretGone = secretGone;
+    }
+
+    /** Whether the Secret does not exist (rather than holding unusable data). */
+    public boolean secretGone() {
+      return secretGone;
     }
   }
 

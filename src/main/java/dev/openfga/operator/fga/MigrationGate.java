@@ -3,9 +3,11 @@ package dev.openfga.operator.fga;
 import dev.openfga.operator.model.DeploymentSettings;
 import dev.openfga.operator.model.ImageVersion;
 import dev.openfga.operator.model.Keys;
+import dev.openfga.operator.model.MigrationJob;
 import dev.openfga.operator.model.Names;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.List;
@@ -37,7 +39,7 @@ final class MigrationGate {
             .deployments()
             .inNamespace(namespace)
             .withField("metadata.name", name)
-            .list()
+            .list(new ListOptionsBuilder().withLimit(1L).build())
             .getItems();
     if (found.isEmpty()) {
       return Optional.of(
@@ -51,24 +53,44 @@ final class MigrationGate {
     return waiting(deployment, Optional.ofNullable(recorded));
   }
 
-  /** The decision, from the Deployment and the version its record holds. */
+  /**
+   * The decision, from the Deployment and the version its record holds. A Deployment the operator
+   * does not migrate (no discovery labels, not opted in) never gets a record: said so, not waited
+   * for in silence; one whose datastore needs no migration (memory, sqlite) only needs an available
+   * replica.
+   */
   static Optional<String> waiting(Deployment deployment, Optional<String> recorded) {
     String ref =
         "Deployment "
             + deployment.getMetadata().getNamespace()
             + "/"
             + deployment.getMetadata().getName();
+    if (!DeploymentSettings.isDiscovered(deployment)) {
+      return Optional.of(
+          ref
+              + " (openfgaRef.deploymentRef) lacks the labels "
+              + Keys.DEPLOYMENT_SELECTOR
+              + ": the operator does not migrate it, so its migration is never recorded");
+    }
     DeploymentSettings settings = DeploymentSettings.of(deployment);
-    Optional<String> desired =
+    if (!settings.optedIn()) {
+      return Optional.of(
+          ref
+              + " (openfgaRef.deploymentRef) is not opted in ("
+              + Keys.MIGRATION_ENABLED
+              + ": \"true\"): the operator does not migrate it, so its migration is never recorded");
+    }
+    Optional<Container> container =
         deployment.getSpec().getTemplate().getSpec().getContainers().stream()
             .filter(c -> c.getName().equals(settings.containerName()))
-            .map(Container::getImage)
-            .findFirst()
-            .flatMap(ImageVersion::of);
+            .findFirst();
+    Optional<String> desired = container.map(Container::getImage).flatMap(ImageVersion::of);
     if (desired.isEmpty()) {
       return Optional.of(ref + ": no OpenFGA version can be read from its container image");
     }
-    if (recorded.isEmpty() || !recorded.get().equals(desired.get())) {
+    String engine = MigrationJob.literalEngine(container.get()).orElse("");
+    boolean migrates = !engine.equals("memory") && !engine.equals("sqlite");
+    if (migrates && (recorded.isEmpty() || !recorded.get().equals(desired.get()))) {
       return Optional.of(
           "waiting for the migration of "
               + ref

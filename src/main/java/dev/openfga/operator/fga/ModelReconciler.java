@@ -66,6 +66,7 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
   static final String INVALID_MODEL = "InvalidModel";
   static final String TESTS_FAILED = "TestsFailed";
   static final String PUBLISH_CONFLICT = "PublishConflict";
+  static final String PUBLISH_FAILED = "PublishFailed";
 
   private static final PatchContext JSON_PATCH = PatchContext.of(PatchType.JSON);
   static final int DEFAULT_HISTORY = 10;
@@ -83,7 +84,15 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
    * What publishing found: a conflict that blocks it, and whether a Deployment changed under the
    * patch (then the next look is in {@link #WAIT}).
    */
-  record Publication(Optional<String> conflict, boolean retrySoon) {}
+  /**
+   * What publishing found: a conflict or, with {@code failed}, a write the API server refused (the
+   * message names the object); whether a Deployment changed under the patch.
+   */
+  record Publication(Optional<String> conflict, boolean retrySoon, boolean failed) {
+    Publication(Optional<String> conflict, boolean retrySoon) {
+      this(conflict, retrySoon, false);
+    }
+  }
 
   public ModelReconciler(
       KubernetesClient client,
@@ -145,7 +154,14 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
             ModelTests.run(
                 api, "fgamodel-test-" + desired.hash().substring(7, 19), desired.json(), tests);
         if (failed.isPresent()) {
-          publish(model, next, url, storeId);
+          if (current.isPresent()) {
+            // the id this FGAModel stands for in this store (after a new store: none yet, and the
+            // ConfigMap keeps its earlier, matching pair of ids)
+            Optional<String> failure = publishOrWhyNot(model, next, url, storeId).conflict();
+            if (failure.isPresent()) {
+              return blocked(model, next, PUBLISH_FAILED, failure.get(), true, WAIT);
+            }
+          }
           return blocked(
               model,
               next,
@@ -229,9 +245,15 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
             "the store's newest model is this FGAModel's",
             clock.instant());
       }
-      Publication publication = publish(model, next, url, storeId);
+      Publication publication = publishOrWhyNot(model, next, url, storeId);
       if (publication.conflict().isPresent()) {
-        return blocked(model, next, PUBLISH_CONFLICT, publication.conflict().get(), true, again);
+        return blocked(
+            model,
+            next,
+            publication.failed() ? PUBLISH_FAILED : PUBLISH_CONFLICT,
+            publication.conflict().get(),
+            true,
+            publication.failed() ? WAIT : again);
       }
       Conditions.set(
           next,
@@ -329,6 +351,39 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
       }
     }
     return new Known(current, history);
+  }
+
+  /**
+   * {@link #publish}, with a write the API server refuses (e.g. a forbidden or invalid one) turned
+   * into a failed publication that names it, so that the status (the model written) is still
+   * recorded and the model is not written or tested again at the next reconcile.
+   */
+  private Publication publishOrWhyNot(
+      FGAModel model, FGAModel.Status status, String url, String storeId) {
+    try {
+      return publish(model, status, url, storeId);
+    } catch (KubernetesClientException e) {
+      String publishTo =
+          model.getSpec().getPublish() == null
+              ? null
+              : model.getSpec().getPublish().getConfigMapName();
+      return new Publication(
+          Optional.of(
+              "could not publish model "
+                  + status.getModelId()
+                  + (publishTo == null ? "" : " to ConfigMap " + publishTo)
+                  + " or the Deployments labelled "
+                  + MODEL
+                  + "="
+                  + model.getMetadata().getName()
+                  + ": HTTP "
+                  + e.getCode()
+                  + (e.getStatus() == null || e.getStatus().getMessage() == null
+                      ? ""
+                      : " " + e.getStatus().getMessage())),
+          false,
+          true);
+    }
   }
 
   /**

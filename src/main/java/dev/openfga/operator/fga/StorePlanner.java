@@ -1,6 +1,8 @@
 package dev.openfga.operator.fga;
 
 import dev.openfga.operator.fga.FgaApi.Store;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.stream.Collectors;
@@ -31,6 +33,10 @@ public final class StorePlanner {
   public static final String INVALID_SPEC = "InvalidSpec";
   public static final String API_ERROR = "OpenFGARequestFailed";
   public static final String CREDENTIALS_ERROR = "CredentialsError";
+  public static final String NOT_DELETED = "StoreNotDeleted";
+
+  /** How long a deleted FGAStore's store is tried to be deleted before it is left in OpenFGA. */
+  public static final Duration GIVE_UP_DELETING = Duration.ofMinutes(10);
 
   /** The decision. */
   public sealed interface Plan {
@@ -116,6 +122,18 @@ public final class StorePlanner {
       return Optional.empty();
     }
     return Optional.ofNullable(status.getStoreId()).filter(s -> !s.isBlank());
+  }
+
+  /**
+   * Whether a store that could not be deleted is left in OpenFGA now and the FGAStore let go: at
+   * once when its credentials Secret is gone (it never can be, e.g. while the whole namespace is
+   * deleted), else {@link #GIVE_UP_DELETING} after the FGAStore's deletion was asked for. Keeping a
+   * store is the safe side: its data stays, and a Warning Event names it.
+   */
+  public static boolean giveUpDeleting(
+      Optional<Instant> deletionRequested, boolean secretGone, Instant now) {
+    return secretGone
+        || deletionRequested.map(t -> !t.plus(GIVE_UP_DELETING).isAfter(now)).orElse(false);
   }
 
   /** Problems of the spec the schema cannot catch, or empty. */

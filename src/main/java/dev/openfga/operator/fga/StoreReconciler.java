@@ -3,6 +3,7 @@ package dev.openfga.operator.fga;
 import dev.openfga.operator.controller.EventRecorder;
 import dev.openfga.operator.fga.FgaApi.Store;
 import dev.openfga.operator.fga.StorePlanner.Plan;
+import dev.openfga.operator.model.Timestamps;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
@@ -15,6 +16,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -135,21 +137,52 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
           .log("deleted OpenFGA store (deletionPolicy Delete)");
       return DeleteControl.defaultDelete();
     } catch (IOException e) {
-      LOG.atWarn()
-          .addKeyValue("fgastore", ref(store))
-          .log("could not delete OpenFGA store {}: {}; trying again", id.get(), e.getMessage());
-      events.emit(
-          store,
-          StorePlanner.API_ERROR,
-          true,
-          "could not delete store " + id.get() + ": " + e.getMessage(),
-          "delete",
-          clock.instant());
-      return DeleteControl.noFinalizerRemoval().rescheduleAfter(WAIT);
+      return notDeleted(store, id.get(), e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return DeleteControl.noFinalizerRemoval();
     }
+  }
+
+  /**
+   * The store could not be deleted: tried again, or, once {@link StorePlanner#giveUpDeleting} says
+   * so, left in OpenFGA with a Warning Event naming it, and the FGAStore let go (so that neither it
+   * nor its namespace waits forever on the finalizer).
+   */
+  private DeleteControl notDeleted(FGAStore store, String id, IOException e) {
+    boolean credentials = e instanceof Credentials.CredentialsException;
+    boolean secretGone = credentials && ((Credentials.CredentialsException) e).secretGone();
+    String where = "store " + id + " at " + store.getSpec().getOpenfgaRef().getUrl();
+    Instant now = clock.instant();
+    if (StorePlanner.giveUpDeleting(
+        Timestamps.parse(store.getMetadata().getDeletionTimestamp()), secretGone, now)) {
+      String message =
+          "gave up deleting "
+              + where
+              + " ("
+              + e.getMessage()
+              + "): it is left in OpenFGA; delete it there if it is not wanted";
+      LOG.atWarn().addKeyValue("fgastore", ref(store)).log(message);
+      events.emit(store, StorePlanner.NOT_DELETED, true, message, "delete", now);
+      return DeleteControl.defaultDelete();
+    }
+    LOG.atWarn()
+        .addKeyValue("fgastore", ref(store))
+        .log("could not delete {}: {}; trying again", where, e.getMessage());
+    events.emit(
+        store,
+        credentials ? StorePlanner.CREDENTIALS_ERROR : StorePlanner.API_ERROR,
+        true,
+        "could not delete "
+            + where
+            + ": "
+            + e.getMessage()
+            + "; trying again for "
+            + StorePlanner.GIVE_UP_DELETING.toMinutes()
+            + " minutes after the deletion, then it is left in OpenFGA",
+        "delete",
+        now);
+    return DeleteControl.noFinalizerRemoval().rescheduleAfter(WAIT);
   }
 
   /** The API client for this store's server, with its credentials (read from the Secret now). */
@@ -194,7 +227,7 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
     if (secret == null) {
       cache.forget(namespace + "/" + name);
       throw new Credentials.CredentialsException(
-          "Secret " + namespace + "/" + name + " (openfgaRef.credentialsRef) does not exist");
+          "Secret " + namespace + "/" + name + " (openfgaRef.credentialsRef) does not exist", true);
     }
     return cache.get(
         namespace + "/" + name,

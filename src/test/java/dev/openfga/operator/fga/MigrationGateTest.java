@@ -2,6 +2,7 @@ package dev.openfga.operator.fga;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.openfga.operator.model.Keys;
 import dev.openfga.operator.testing.Fixtures;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentStatusBuilder;
@@ -42,5 +43,37 @@ class MigrationGateTest {
   @Test
   void opensWhenMigratedAndAvailable() {
     assertThat(MigrationGate.waiting(openfga("v1.9.0", 2), Optional.of("v1.9.0"))).isEmpty();
+  }
+
+  @Test
+  void aDeploymentTheOperatorDoesNotMigrateIsNamedNotWaitedForInSilence() {
+    Deployment unlabelled =
+        Fixtures.openfga().name("openfga").namespace("auth").withoutLabel(Keys.COMPONENT).build();
+    assertThat(MigrationGate.waiting(unlabelled, Optional.empty()))
+        .get()
+        .asString()
+        .contains("Deployment auth/openfga")
+        .contains("lacks the labels")
+        .contains("never recorded");
+    Deployment notOptedIn =
+        Fixtures.openfga()
+            .name("openfga")
+            .namespace("auth")
+            .withoutAnnotation(Keys.MIGRATION_ENABLED)
+            .build();
+    assertThat(MigrationGate.waiting(notOptedIn, Optional.empty()))
+        .get()
+        .asString()
+        .contains("is not opted in")
+        .contains(Keys.MIGRATION_ENABLED);
+  }
+
+  @Test
+  void aDatastoreWithoutMigrationsNeedsOnlyAnAvailableReplica() {
+    for (String engine : java.util.List.of("memory", "sqlite")) {
+      Deployment d = Fixtures.openfga().name("openfga").namespace("auth").engine(engine).build();
+      d.setStatus(new DeploymentStatusBuilder().withAvailableReplicas(1).build());
+      assertThat(MigrationGate.waiting(d, Optional.empty())).as(engine).isEmpty();
+    }
   }
 }

@@ -156,4 +156,17 @@ class StorePlannerTest {
     assertThat(StorePlanner.invalid(ftp)).get().asString().contains("ftp://openfga");
     assertThat(StorePlanner.invalid(null)).contains("spec is missing");
   }
+
+  @Test
+  void aStoreThatCannotBeDeletedIsLeftAtOnceWithoutItsSecretElseAfterTenMinutes() {
+    java.time.Instant asked = java.time.Instant.parse("2026-12-02T10:00:00Z");
+    Optional<java.time.Instant> deletion = Optional.of(asked);
+
+    assertThat(StorePlanner.giveUpDeleting(deletion, true, asked)).isTrue();
+    assertThat(StorePlanner.giveUpDeleting(deletion, false, asked)).isFalse();
+    assertThat(StorePlanner.giveUpDeleting(deletion, false, asked.plusSeconds(599))).isFalse();
+    assertThat(StorePlanner.giveUpDeleting(deletion, false, asked.plusSeconds(600))).isTrue();
+    assertThat(StorePlanner.giveUpDeleting(Optional.empty(), false, asked.plusSeconds(6000)))
+        .isFalse();
+  }
 }

@@ -293,6 +293,35 @@ class StoreIT {
         new FgaApi(FgaApi.defaultHttpClient(), URI.create(pskUrl), () -> Optional.of(KEY));
     assertThat(withKey.storesNamed("it-psk")).hasSize(1);
     assertThat(withKey.storesNamed("it-psk-bad")).isEmpty();
+
+    // deleted after its Secret (as when the namespace goes): the store is left in OpenFGA and the
+    // FGAStore let go at once, with a Warning naming the store, instead of waiting forever
+    client
+        .resource(
+            new SecretBuilder()
+                .withNewMetadata()
+                .withName("gone-key")
+                .withNamespace(cluster.namespace())
+                .endMetadata()
+                .withStringData(Map.of("apiToken", KEY))
+                .build())
+        .create();
+    apply(
+        "psk-gone", "it-psk-gone", FGAStore.DeletionPolicy.Delete, null, pskUrl, "gone-key", null);
+    awaitReason("psk-gone", "StoreReady");
+    String goneId = get("psk-gone").getStatus().getStoreId();
+    client.secrets().inNamespace(cluster.namespace()).withName("gone-key").delete();
+    stores().inNamespace(cluster.namespace()).withName("psk-gone").delete();
+    await().atMost(WAIT).until(() -> get("psk-gone") == null);
+    assertThat(events("psk-gone", "StoreNotDeleted"))
+        .singleElement()
+        .satisfies(
+            e ->
+                assertThat(e.getMessage())
+                    .contains(goneId)
+                    .contains("gone-key")
+                    .contains("left in OpenFGA"));
+    assertThat(withKey.getStore(goneId)).isPresent();
   }
 
   @Test
