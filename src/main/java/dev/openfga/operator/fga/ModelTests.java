@@ -16,7 +16,10 @@ import java.util.TreeSet;
  * tuples}, then every {@code check} assertion ({@code user}/{@code users}, {@code object}/{@code
  * objects}, {@code assertions: {relation: true|false}}, optional {@code context}) and every {@code
  * list_objects} assertion ({@code user}/{@code users}, {@code type}, {@code assertions: {relation:
- * [objects]}}) must hold. The first that does not is the answer.
+ * [objects]}}) must hold. The first that does not is the answer. A block with a key this class does
+ * not read (a misspelt one, or {@code list_users}), a check without a user, an object or an
+ * assertion, or a test that asserts nothing is refused when parsed: a test that cannot run must not
+ * pass.
  */
 public final class ModelTests {
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
@@ -44,12 +47,76 @@ public final class ModelTests {
     if (node == null || !node.isArray()) {
       throw new InvalidTests("spec.tests must be a list of tests (the tests block of a .fga.yaml)");
     }
+    int index = 0;
     for (JsonNode test : node) {
+      index++;
       if (!test.isObject()) {
         throw new InvalidTests("spec.tests: every test must be a mapping with name, tuples, check");
       }
+      String name = "spec.tests: test \"" + test.path("name").asText("#" + index) + "\"";
+      only(test, name, "name", "description", "tuples", "check", "list_objects");
+      if (!test.path("check").isArray() && !test.path("list_objects").isArray()) {
+        throw new InvalidTests(name + " asserts nothing: it needs check or list_objects");
+      }
+      for (JsonNode check : test.path("check")) {
+        String where = name + ": check";
+        only(check, where, "user", "users", "object", "objects", "assertions", "context");
+        oneOrManyRequired(check, where, "user", "users");
+        oneOrManyRequired(check, where, "object", "objects");
+        assertions(check, where, JsonNode::isBoolean, "true or false");
+      }
+      for (JsonNode list : test.path("list_objects")) {
+        String where = name + ": list_objects";
+        only(list, where, "user", "users", "type", "assertions", "context");
+        oneOrManyRequired(list, where, "user", "users");
+        if (list.path("type").asText("").isBlank()) {
+          throw new InvalidTests(where + " needs a type");
+        }
+        assertions(list, where, JsonNode::isArray, "a list of objects");
+      }
     }
     return node;
+  }
+
+  /**
+   * Refuses keys other than {@code allowed}, so that a misspelt one is not silently skipped (a test
+   * the operator cannot run must not pass).
+   */
+  private static void only(JsonNode node, String where, String... allowed) throws InvalidTests {
+    if (!node.isObject()) {
+      throw new InvalidTests(where + " must be a mapping");
+    }
+    List<String> keys = List.of(allowed);
+    for (var names = node.fieldNames(); names.hasNext(); ) {
+      String key = names.next();
+      if (!keys.contains(key)) {
+        throw new InvalidTests(
+            where + ": unknown key \"" + key + "\" (this operator reads " + keys + ")");
+      }
+    }
+  }
+
+  private static void oneOrManyRequired(JsonNode node, String where, String one, String many)
+      throws InvalidTests {
+    if (oneOrMany(node, one, many).isEmpty()) {
+      throw new InvalidTests(where + " needs " + one + " or " + many);
+    }
+  }
+
+  private static void assertions(
+      JsonNode node, String where, java.util.function.Predicate<JsonNode> valid, String what)
+      throws InvalidTests {
+    JsonNode assertions = node.path("assertions");
+    if (!assertions.isObject() || assertions.isEmpty()) {
+      throw new InvalidTests(where + " needs assertions: {relation: " + what + "}");
+    }
+    for (var a = assertions.fields(); a.hasNext(); ) {
+      var assertion = a.next();
+      if (!valid.test(assertion.getValue())) {
+        throw new InvalidTests(
+            where + ": the assertion of " + assertion.getKey() + " must be " + what);
+      }
+    }
   }
 
   /**
