@@ -4,6 +4,7 @@ import dev.openfga.operator.config.OperatorConfig;
 import dev.openfga.operator.fga.Credentials;
 import dev.openfga.operator.fga.FgaApi;
 import dev.openfga.operator.fga.ModelReconciler;
+import dev.openfga.operator.fga.Slots;
 import dev.openfga.operator.fga.StoreReconciler;
 import dev.openfga.operator.model.Keys;
 import dev.openfga.operator.model.Planner;
@@ -210,10 +211,12 @@ public final class MigrationOperator implements AutoCloseable {
       // one per process: both controllers fetch an OIDC token once per expiry, not per reconcile
       // (for up to Credentials.Cache.KEPT Secrets in use)
       Credentials.Cache credentials = new Credentials.Cache();
+      // at most two of the four reconcile threads in calls to OpenFGA: the migrations keep two
+      Slots slots = new Slots();
       // every event, not only a new generation: a touched resource is looked at again (a store
       // deleted out of band is found at once, not at the next recheck)
       operator.register(
-          new StoreReconciler(client, http, credentials, events, clock),
+          new StoreReconciler(client, http, credentials, slots, events, clock),
           c ->
               watched(
                   c.withName(STORE_CONTROLLER)
@@ -222,7 +225,7 @@ public final class MigrationOperator implements AutoCloseable {
                       .withInformerListLimit(LIST_PAGE_SIZE),
                   config));
       operator.register(
-          new ModelReconciler(client, http, credentials, events, clock),
+          new ModelReconciler(client, http, credentials, slots, events, clock),
           c ->
               watched(
                   c.withName(MODEL_CONTROLLER)

@@ -79,6 +79,7 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
   private final EventRecorder events;
   private final Clock clock;
   private final Credentials.Cache credentials;
+  private final Slots slots;
 
   /**
    * What publishing found: a conflict that blocks it, and whether a Deployment changed under the
@@ -98,8 +99,10 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
       KubernetesClient client,
       HttpClient http,
       Credentials.Cache credentials,
+      Slots slots,
       EventRecorder events,
       Clock clock) {
+    this.slots = slots;
     this.client = client;
     this.http = http;
     this.credentials = credentials;
@@ -109,6 +112,17 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
 
   @Override
   public UpdateControl<FGAModel> reconcile(FGAModel model, Context<FGAModel> context) {
+    if (!slots.tryTake()) {
+      return UpdateControl.<FGAModel>noUpdate().rescheduleAfter(Slots.BUSY_AGAIN);
+    }
+    try {
+      return reconcileNow(model);
+    } finally {
+      slots.give();
+    }
+  }
+
+  private UpdateControl<FGAModel> reconcileNow(FGAModel model) {
     FGAModel.Spec spec = model.getSpec();
     FGAModel.Status old = model.getStatus();
     FGAModel.Status next = Conditions.copy(old, FGAModel.Status::new);

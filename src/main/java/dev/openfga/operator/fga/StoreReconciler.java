@@ -42,13 +42,16 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
   private final Clock clock;
   private final MigrationGate gate;
   private final Credentials.Cache credentials;
+  private final Slots slots;
 
   public StoreReconciler(
       KubernetesClient client,
       HttpClient http,
       Credentials.Cache credentials,
+      Slots slots,
       EventRecorder events,
       Clock clock) {
+    this.slots = slots;
     this.client = client;
     this.http = http;
     this.credentials = credentials;
@@ -59,6 +62,17 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
 
   @Override
   public UpdateControl<FGAStore> reconcile(FGAStore store, Context<FGAStore> context) {
+    if (!slots.tryTake()) {
+      return UpdateControl.<FGAStore>noUpdate().rescheduleAfter(Slots.BUSY_AGAIN);
+    }
+    try {
+      return reconcileNow(store);
+    } finally {
+      slots.give();
+    }
+  }
+
+  private UpdateControl<FGAStore> reconcileNow(FGAStore store) {
     FGAStore.Spec spec = store.getSpec();
     FGAStore.Status old = store.getStatus();
     FGAStore.Status next = Conditions.copy(old, FGAStore.Status::new);
@@ -121,6 +135,17 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
 
   @Override
   public DeleteControl cleanup(FGAStore store, Context<FGAStore> context) {
+    if (!slots.tryTake()) {
+      return DeleteControl.noFinalizerRemoval().rescheduleAfter(Slots.BUSY_AGAIN);
+    }
+    try {
+      return cleanupNow(store);
+    } finally {
+      slots.give();
+    }
+  }
+
+  private DeleteControl cleanupNow(FGAStore store) {
     Optional<String> id = StorePlanner.toDelete(store.getSpec(), store.getStatus());
     if (id.isEmpty()) {
       LOG.atInfo()

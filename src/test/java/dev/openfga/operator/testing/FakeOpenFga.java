@@ -18,6 +18,8 @@ public final class FakeOpenFga implements AutoCloseable {
   public FakeOpenFga(MockCluster cluster, HttpHandler handler) throws IOException {
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
     server.createContext("/stores", handler);
+    // each request on a thread of its own, as a real server answers several clients at once
+    server.setExecutor(java.util.concurrent.Executors.newCachedThreadPool());
     server.start();
     cluster.startOperator(
         MockCluster.withStoresAndModels(MockCluster.config(Duration.ofSeconds(2), 1)),

@@ -1,0 +1,27 @@
+package dev.openfga.operator.fga;
+
+import java.time.Duration;
+import java.util.concurrent.Semaphore;
+
+/**
+ * At most {@value #SLOTS} FGAStore and FGAModel reconciles at a time, of the operator's four
+ * reconcile threads, which the migration controller shares: an OpenFGA server that hangs (each call
+ * may take its timeouts and retries, about 40 s) never holds every thread while a Deployment waits
+ * for its migration. A reconcile that finds no free slot is looked at again after {@link
+ * #BUSY_AGAIN}, without waiting on the thread.
+ */
+public final class Slots {
+  static final int SLOTS = 2;
+  static final Duration BUSY_AGAIN = Duration.ofSeconds(2);
+
+  private final Semaphore free = new Semaphore(SLOTS);
+
+  /** Takes a slot if one is free; the caller gives it back with {@link #give()}. */
+  boolean tryTake() {
+    return free.tryAcquire();
+  }
+
+  void give() {
+    free.release();
+  }
+}
