@@ -8,6 +8,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.TreeSet;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A model's tests (the {@code tests} block of an {@code .fga.yaml} store file, as {@code fga model
@@ -23,6 +25,7 @@ import java.util.TreeSet;
  */
 public final class ModelTests {
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+  private static final Logger LOG = LoggerFactory.getLogger(ModelTests.class);
 
   private ModelTests() {}
 
@@ -147,7 +150,18 @@ public final class ModelTests {
       }
       return Optional.empty();
     } finally {
-      api.deleteStore(scratch.id());
+      try {
+        api.deleteStore(scratch.id());
+      } catch (IOException e) {
+        // the tests' outcome stands; the scratch store is left, and said so
+        LOG.atWarn()
+            .log(
+                "could not delete the scratch store {} ({}) of a model's tests: {}; delete it on"
+                    + " the OpenFGA server",
+                scratch.id(),
+                scratchName,
+                e.getMessage());
+      }
     }
   }
 
