@@ -81,27 +81,41 @@ final class Conditions {
    * that ran on a cached copy older than another reconcile's status write (the watch event of that
    * write not in yet) is refused with a conflict and looked at again after {@link #CONFLICT_AGAIN}
    * on the newer object, instead of overwriting it (e.g. a {@code createdByOperator: true} with
-   * false).
+   * false). When only something else changed (a label, an annotation: the status is still the one
+   * the reconcile read), the status is written on the newer object instead, so that what this
+   * reconcile did (e.g. create a store) is never lost.
    */
   static <S, R extends CustomResource<?, S>> UpdateControl<R> update(
       KubernetesClient client, R resource, S old, S next, Duration again) {
-    if (!sameStatus(old, next)) {
-      try {
-        client
-            .resource(resource)
-            .subresource("status")
-            .patch(
-                PatchContext.of(PatchType.JSON),
-                JsonPatch.guardedBy(resource).add("/status", STATUS_JSON.valueToTree(next)).json());
-      } catch (KubernetesClientException e) {
-        if (e.getCode() != 409) {
-          throw e;
-        }
+    if (!sameStatus(old, next) && !written(client, resource, next)) {
+      R newer = client.resource(resource).get();
+      if (newer == null || !sameStatus(old, newer.getStatus()) || !written(client, newer, next)) {
         return UpdateControl.<R>noUpdate().rescheduleAfter(CONFLICT_AGAIN);
       }
     }
     UpdateControl<R> control = UpdateControl.noUpdate();
     return again == null ? control : control.rescheduleAfter(again);
+  }
+
+  /**
+   * Writes {@code status} on {@code observed}'s version; false when the object has changed since.
+   */
+  private static <S, R extends CustomResource<?, S>> boolean written(
+      KubernetesClient client, R observed, S status) {
+    try {
+      client
+          .resource(observed)
+          .subresource("status")
+          .patch(
+              PatchContext.of(PatchType.JSON),
+              JsonPatch.guardedBy(observed).add("/status", STATUS_JSON.valueToTree(status)).json());
+      return true;
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 409) {
+        throw e;
+      }
+      return false;
+    }
   }
 
   /** When a resource whose status write met a newer object is looked at again. */

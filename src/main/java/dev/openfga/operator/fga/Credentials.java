@@ -93,6 +93,12 @@ public final class Credentials {
       return fresh;
     }
 
+    /** The credentials last read from the Secret {@code source} (namespace/name), if kept. */
+    public synchronized Optional<Credentials> kept(String source) {
+      Entry entry = bySecret.get(source);
+      return entry == null ? Optional.empty() : Optional.of(entry.credentials());
+    }
+
     /** The Secret {@code source} (namespace/name) is gone: its credentials are dropped. */
     public synchronized void forget(String source) {
       bySecret.remove(source);

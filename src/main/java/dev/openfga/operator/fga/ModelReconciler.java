@@ -168,13 +168,12 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
             ModelTests.run(
                 api, "fgamodel-test-" + desired.hash().substring(7, 19), desired.json(), tests);
         if (failed.isPresent()) {
+          String publishing = "";
           if (current.isPresent()) {
             // the id this FGAModel stands for in this store (after a new store: none yet, and the
             // ConfigMap keeps its earlier, matching pair of ids)
-            Optional<String> failure = publishOrWhyNot(model, next, url, storeId).conflict();
-            if (failure.isPresent()) {
-              return blocked(model, next, PUBLISH_FAILED, failure.get(), true, WAIT);
-            }
+            publishing =
+                publishOrWhyNot(model, next, url, storeId).conflict().map(p -> "; " + p).orElse("");
           }
           return blocked(
               model,
@@ -183,7 +182,8 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
               failed.get()
                   + current
                       .map(id -> "; model " + id + " stays published")
-                      .orElse("; nothing is published"),
+                      .orElse("; nothing is published")
+                  + publishing,
               true,
               again);
         }
@@ -377,6 +377,10 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
     try {
       return publish(model, status, url, storeId);
     } catch (KubernetesClientException e) {
+      if (e.getCode() == 409) {
+        // changed or created since it was read: tried again at the next reconcile
+        return new Publication(Optional.empty(), true);
+      }
       String publishTo =
           model.getSpec().getPublish() == null
               ? null

@@ -13,8 +13,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A model's tests (the {@code tests} block of an {@code .fga.yaml} store file, as {@code fga model
- * test} runs them) run against the real OpenFGA server before the model becomes current: in a
- * scratch store of their own, which is deleted afterwards (ADR 0019). Each test writes its {@code
+ * test} runs them) run against the real OpenFGA server before the model becomes current: each in a
+ * scratch store of its own, which is deleted afterwards (ADR 0019). Each test writes its {@code
  * tuples}, then every {@code check} assertion ({@code user}/{@code users}, {@code object}/{@code
  * objects}, {@code assertions: {relation: true|false}}, optional {@code context}) and every {@code
  * list_objects} assertion ({@code user}/{@code users}, {@code type}, {@code assertions: {relation:
@@ -123,37 +123,49 @@ public final class ModelTests {
   }
 
   /**
-   * Runs the tests against {@code model} in a scratch store named {@code scratchName}; returns the
-   * first failed assertion, or empty when all pass. The scratch store is deleted in every case.
+   * Runs the tests against {@code model}, each in a scratch store named {@code scratchName};
+   * returns the first failed assertion, or empty when all pass. Each scratch store is deleted in
+   * every case (one that cannot be is logged).
    */
   public static Optional<String> run(FgaApi api, String scratchName, JsonNode model, JsonNode tests)
+      throws IOException, InterruptedException {
+    int index = 0;
+    for (JsonNode test : tests) {
+      index++;
+      Optional<String> failed = runOne(api, scratchName, model, test, index);
+      if (failed.isPresent()) {
+        return failed;
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * One test in a scratch store of its own, as {@code fga model test} keeps each test's tuples
+   * apart: no test sees another's tuples, and two may write the same one.
+   */
+  private static Optional<String> runOne(
+      FgaApi api, String scratchName, JsonNode model, JsonNode test, int index)
       throws IOException, InterruptedException {
     FgaApi.Store scratch = api.createStore(scratchName);
     try {
       String modelId = api.writeModel(scratch.id(), model);
-      int index = 0;
-      for (JsonNode test : tests) {
-        index++;
-        String name = test.path("name").asText("#" + index);
-        List<JsonNode> tuples = new ArrayList<>();
-        test.path("tuples").forEach(tuples::add);
-        if (!tuples.isEmpty()) {
-          api.writeTuples(scratch.id(), modelId, tuples);
-        }
-        Optional<String> failed = checks(api, scratch.id(), modelId, name, test.path("check"));
-        if (failed.isEmpty()) {
-          failed = listObjects(api, scratch.id(), modelId, name, test.path("list_objects"));
-        }
-        if (failed.isPresent()) {
-          return failed;
-        }
+      String name = test.path("name").asText("#" + index);
+      List<JsonNode> tuples = new ArrayList<>();
+      test.path("tuples").forEach(tuples::add);
+      if (!tuples.isEmpty()) {
+        api.writeTuples(scratch.id(), modelId, tuples);
       }
-      return Optional.empty();
+      Optional<String> failed = checks(api, scratch.id(), modelId, name, test.path("check"));
+      if (failed.isEmpty()) {
+        failed = listObjects(api, scratch.id(), modelId, name, test.path("list_objects"));
+      }
+      return failed;
     } finally {
       try {
         api.deleteStore(scratch.id());
       } catch (IOException e) {
-        // the tests' outcome stands; the scratch store is left, and said so
+        // the test's outcome stands; the scratch store is left, and said so
         LOG.atWarn()
             .log(
                 "could not delete the scratch store {} ({}) of a model's tests: {}; delete it on"

@@ -126,9 +126,10 @@ public final class StorePlanner {
 
   /**
    * Whether a store that could not be deleted is left in OpenFGA now and the FGAStore let go: at
-   * once when its credentials Secret is gone (it never can be, e.g. while the whole namespace is
-   * deleted), else {@link #GIVE_UP_DELETING} after the FGAStore's deletion was asked for. Keeping a
-   * store is the safe side: its data stays, and a Warning Event names it.
+   * once when there is nothing to delete it with ({@code secretGone}: its credentials Secret gone
+   * and none kept, e.g. a namespace deleted while no operator ran), else {@link #GIVE_UP_DELETING}
+   * after the FGAStore's deletion was asked for. Keeping a store is the safe side: its data stays,
+   * and a Warning Event names it.
    */
   public static boolean giveUpDeleting(
       Optional<Instant> deletionRequested, boolean secretGone, Instant now) {

@@ -154,8 +154,25 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
               "FGAStore deleted; the OpenFGA store is kept (deletionPolicy Retain, or not created by the operator)");
       return DeleteControl.defaultDelete();
     }
+    FGAStore.OpenFgaRef ref = store.getSpec().getOpenfgaRef();
+    // the credentials last read, for a Secret deleted together with the FGAStore
+    Optional<Credentials> kept =
+        ref.getCredentialsRef() == null || ref.getCredentialsRef().getName() == null
+            ? Optional.empty()
+            : credentials.kept(
+                store.getMetadata().getNamespace() + "/" + ref.getCredentialsRef().getName());
     try {
-      api(store).deleteStore(id.get());
+      FgaApi api;
+      try {
+        api = api(store);
+      } catch (Credentials.CredentialsException e) {
+        if (!e.secretGone() || kept.isEmpty()) {
+          throw e;
+        }
+        Credentials last = kept.get();
+        api = new FgaApi(http, URI.create(ref.getUrl()), () -> last.bearer(http, clock));
+      }
+      api.deleteStore(id.get());
       LOG.atInfo()
           .addKeyValue("fgastore", ref(store))
           .addKeyValue("storeId", id.get())

@@ -58,6 +58,53 @@ class ConditionsTest {
     assertThat(now.getStatus().getStoreId()).isEqualTo("01HVMMBCMGZNT3SED4Z17ECXCA");
   }
 
+  @Test
+  void aStatusIsStillWrittenWhenOnlyALabelChangedSinceTheRead() {
+    FGAStore store = new FGAStore();
+    store.setMetadata(
+        new ObjectMetaBuilder().withName("app").withNamespace(MockCluster.NS).build());
+    FGAStore.Spec spec = new FGAStore.Spec();
+    spec.setName("app");
+    store.setSpec(spec);
+    FGAStore read =
+        cluster
+            .client()
+            .resources(FGAStore.class)
+            .inNamespace(MockCluster.NS)
+            .resource(store)
+            .create();
+    // while the reconcile created the store, a GitOps tool labelled the resource
+    cluster
+        .client()
+        .resources(FGAStore.class)
+        .inNamespace(MockCluster.NS)
+        .withName("app")
+        .edit(
+            s -> {
+              s.getMetadata().setLabels(java.util.Map.of("team", "payments"));
+              return s;
+            });
+
+    UpdateControl<FGAStore> control =
+        Conditions.update(
+            cluster.client(),
+            read,
+            null,
+            status("01HVMMBCMGZNT3SED4Z17ECXCA", true),
+            Duration.ofMinutes(5));
+
+    assertThat(control.getScheduleDelay()).contains(Duration.ofMinutes(5).toMillis());
+    FGAStore now =
+        cluster
+            .client()
+            .resources(FGAStore.class)
+            .inNamespace(MockCluster.NS)
+            .withName("app")
+            .get();
+    assertThat(now.getStatus().getCreatedByOperator()).isTrue();
+    assertThat(now.getMetadata().getLabels()).containsEntry("team", "payments");
+  }
+
   private static FGAStore.Status status(String id, boolean created) {
     FGAStore.Status s = new FGAStore.Status();
     s.setStoreId(id);

@@ -38,15 +38,17 @@ class StoreIT {
 
   private static String url;
   private static FgaApi fga;
+  private static OperatorInstall install;
+  private static OperatorInstall.OperatorProcess operator;
 
   @BeforeAll
   static void openfgaAndTheOperator() {
     Postgres.Database db = cluster.postgres().createDatabase("stores");
-    cluster.startOperator(
+    install =
         cluster.installOperator(
             cluster.namespace(),
-            "leaderElection: {enabled: false}\nstoresAndModels: {enabled: true}\n"),
-        "operator-0");
+            "leaderElection: {enabled: false}\nstoresAndModels: {enabled: true}\n");
+    operator = cluster.startOperator(install, "operator-0");
     url = serve("openfga", db, Map.of());
     fga = new FgaApi(FgaApi.defaultHttpClient(), URI.create(url), Optional::empty);
   }
@@ -293,35 +295,6 @@ class StoreIT {
         new FgaApi(FgaApi.defaultHttpClient(), URI.create(pskUrl), () -> Optional.of(KEY));
     assertThat(withKey.storesNamed("it-psk")).hasSize(1);
     assertThat(withKey.storesNamed("it-psk-bad")).isEmpty();
-
-    // deleted after its Secret (as when the namespace goes): the store is left in OpenFGA and the
-    // FGAStore let go at once, with a Warning naming the store, instead of waiting forever
-    client
-        .resource(
-            new SecretBuilder()
-                .withNewMetadata()
-                .withName("gone-key")
-                .withNamespace(cluster.namespace())
-                .endMetadata()
-                .withStringData(Map.of("apiToken", KEY))
-                .build())
-        .create();
-    apply(
-        "psk-gone", "it-psk-gone", FGAStore.DeletionPolicy.Delete, null, pskUrl, "gone-key", null);
-    awaitReason("psk-gone", "StoreReady");
-    String goneId = get("psk-gone").getStatus().getStoreId();
-    client.secrets().inNamespace(cluster.namespace()).withName("gone-key").delete();
-    stores().inNamespace(cluster.namespace()).withName("psk-gone").delete();
-    await().atMost(WAIT).until(() -> get("psk-gone") == null);
-    assertThat(events("psk-gone", "StoreNotDeleted"))
-        .singleElement()
-        .satisfies(
-            e ->
-                assertThat(e.getMessage())
-                    .contains(goneId)
-                    .contains("gone-key")
-                    .contains("left in OpenFGA"));
-    assertThat(withKey.getStore(goneId)).isPresent();
   }
 
   @Test
@@ -458,5 +431,63 @@ class StoreIT {
     assertThat(read.id()).isEqualTo(id);
     assertThat(dev.openfga.operator.fga.ModelJson.of(read.json()).json()).isEqualTo(desired.json());
     assertThat(dev.openfga.operator.fga.ModelJson.of(read.json()).hash()).isEqualTo(desired.hash());
+  }
+
+  @Test
+  @Order(11)
+  void aStoreWhoseSecretIsDeletedFirstIsStillDeletedOrLeftWithAWarningNeverHeld() throws Exception {
+    // deleted together with its Secret (kubectl delete -f, an uninstall): the credentials last
+    // read still delete the store
+    secret("first-key");
+    apply(
+        "secret-first",
+        "it-secret-first",
+        FGAStore.DeletionPolicy.Delete,
+        null,
+        url,
+        "first-key",
+        null);
+    awaitReason("secret-first", "StoreReady");
+    String deletedId = get("secret-first").getStatus().getStoreId();
+    cluster.client().secrets().inNamespace(cluster.namespace()).withName("first-key").delete();
+    stores().inNamespace(cluster.namespace()).withName("secret-first").delete();
+    await().atMost(WAIT).until(() -> get("secret-first") == null);
+    assertThat(fga.getStore(deletedId)).isEmpty();
+
+    // nothing to delete it with (the Secret gone while no operator ran, as in a namespace's
+    // deletion): left in OpenFGA at once, with a Warning naming it, and the FGAStore let go
+    secret("gone-key");
+    apply("left", "it-left", FGAStore.DeletionPolicy.Delete, null, url, "gone-key", null);
+    awaitReason("left", "StoreReady");
+    String leftId = get("left").getStatus().getStoreId();
+    operator.kill();
+    cluster.client().secrets().inNamespace(cluster.namespace()).withName("gone-key").delete();
+    stores().inNamespace(cluster.namespace()).withName("left").delete();
+    assertThat(get("left")).as("held by the finalizer").isNotNull();
+    operator = cluster.startOperator(install, "operator-1");
+    await().atMost(WAIT).until(() -> get("left") == null);
+    assertThat(events("left", "StoreNotDeleted"))
+        .singleElement()
+        .satisfies(
+            e ->
+                assertThat(e.getMessage())
+                    .contains(leftId)
+                    .contains("gone-key")
+                    .contains("left in OpenFGA"));
+    assertThat(fga.getStore(leftId)).isPresent();
+  }
+
+  private static void secret(String name) {
+    cluster
+        .client()
+        .resource(
+            new SecretBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withNamespace(cluster.namespace())
+                .endMetadata()
+                .withStringData(Map.of("apiToken", "unused"))
+                .build())
+        .create();
   }
 }
