@@ -123,7 +123,7 @@ final class Conditions {
 
   /** A status as JSON without its unset fields. */
   private static final ObjectMapper STATUS_JSON =
-      new ObjectMapper().setSerializationInclusion(JsonInclude.Include.NON_NULL);
+      new ObjectMapper().setDefaultPropertyInclusion(JsonInclude.Include.NON_NULL);
 
   /**
    * {@code Ready=False} with this reason; when that is news, a WARN log line and (with {@code

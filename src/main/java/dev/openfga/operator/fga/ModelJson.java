@@ -141,8 +141,7 @@ public final class ModelJson {
     }
     if (node.isObject()) {
       Map<String, JsonNode> fields = new TreeMap<>();
-      for (var it = node.fields(); it.hasNext(); ) {
-        var field = it.next();
+      for (var field : node.properties()) {
         String name = field.getKey();
         if (PROVENANCE.contains(name) || (key.equals(ROOT) && name.equals("id"))) {
           continue;

@@ -113,8 +113,7 @@ public final class ModelTests {
     if (!assertions.isObject() || assertions.isEmpty()) {
       throw new InvalidTests(where + " needs assertions: {relation: " + what + "}");
     }
-    for (var a = assertions.fields(); a.hasNext(); ) {
-      var assertion = a.next();
+    for (var assertion : assertions.properties()) {
       if (!valid.test(assertion.getValue())) {
         throw new InvalidTests(
             where + ": the assertion of " + assertion.getKey() + " must be " + what);
@@ -183,8 +182,7 @@ public final class ModelTests {
     for (JsonNode check : checks) {
       for (String user : oneOrMany(check, "user", "users")) {
         for (String object : oneOrMany(check, "object", "objects")) {
-          for (var a = check.path("assertions").fields(); a.hasNext(); ) {
-            var assertion = a.next();
+          for (var assertion : check.path("assertions").properties()) {
             boolean expected = assertion.getValue().asBoolean();
             boolean allowed =
                 api.check(store, modelId, user, assertion.getKey(), object, check.get("context"));
@@ -216,8 +214,7 @@ public final class ModelTests {
     for (JsonNode list : lists) {
       String type = list.path("type").asText();
       for (String user : oneOrMany(list, "user", "users")) {
-        for (var a = list.path("assertions").fields(); a.hasNext(); ) {
-          var assertion = a.next();
+        for (var assertion : list.path("assertions").properties()) {
           TreeSet<String> expected = new TreeSet<>();
           assertion.getValue().forEach(o -> expected.add(o.asText()));
           TreeSet<String> got =
