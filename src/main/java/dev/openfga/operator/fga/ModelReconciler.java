@@ -112,14 +112,9 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
 
   @Override
   public UpdateControl<FGAModel> reconcile(FGAModel model, Context<FGAModel> context) {
-    if (!slots.tryTake()) {
-      return UpdateControl.<FGAModel>noUpdate().rescheduleAfter(Slots.BUSY_AGAIN);
-    }
-    try {
-      return reconcileNow(model);
-    } finally {
-      slots.give();
-    }
+    return slots.inSlot(
+        () -> reconcileNow(model),
+        () -> UpdateControl.<FGAModel>noUpdate().rescheduleAfter(Slots.BUSY_AGAIN));
   }
 
   private UpdateControl<FGAModel> reconcileNow(FGAModel model) {

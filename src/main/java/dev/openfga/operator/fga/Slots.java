@@ -2,6 +2,7 @@ package dev.openfga.operator.fga;
 
 import java.time.Duration;
 import java.util.concurrent.Semaphore;
+import java.util.function.Supplier;
 
 /**
  * At most {@value #SLOTS} FGAStore and FGAModel reconciles at a time, of the operator's four
@@ -16,12 +17,15 @@ public final class Slots {
 
   private final Semaphore free = new Semaphore(SLOTS);
 
-  /** Takes a slot if one is free; the caller gives it back with {@link #give()}. */
-  boolean tryTake() {
-    return free.tryAcquire();
-  }
-
-  void give() {
-    free.release();
+  /** {@code work} in a slot, or {@code busy} at once when none is free. */
+  <T> T inSlot(Supplier<T> work, Supplier<T> busy) {
+    if (!free.tryAcquire()) {
+      return busy.get();
+    }
+    try {
+      return work.get();
+    } finally {
+      free.release();
+    }
   }
 }

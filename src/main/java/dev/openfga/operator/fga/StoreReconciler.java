@@ -62,14 +62,9 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
 
   @Override
   public UpdateControl<FGAStore> reconcile(FGAStore store, Context<FGAStore> context) {
-    if (!slots.tryTake()) {
-      return UpdateControl.<FGAStore>noUpdate().rescheduleAfter(Slots.BUSY_AGAIN);
-    }
-    try {
-      return reconcileNow(store);
-    } finally {
-      slots.give();
-    }
+    return slots.inSlot(
+        () -> reconcileNow(store),
+        () -> UpdateControl.<FGAStore>noUpdate().rescheduleAfter(Slots.BUSY_AGAIN));
   }
 
   private UpdateControl<FGAStore> reconcileNow(FGAStore store) {
@@ -135,14 +130,9 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
 
   @Override
   public DeleteControl cleanup(FGAStore store, Context<FGAStore> context) {
-    if (!slots.tryTake()) {
-      return DeleteControl.noFinalizerRemoval().rescheduleAfter(Slots.BUSY_AGAIN);
-    }
-    try {
-      return cleanupNow(store);
-    } finally {
-      slots.give();
-    }
+    return slots.inSlot(
+        () -> cleanupNow(store),
+        () -> DeleteControl.noFinalizerRemoval().rescheduleAfter(Slots.BUSY_AGAIN));
   }
 
   private DeleteControl cleanupNow(FGAStore store) {

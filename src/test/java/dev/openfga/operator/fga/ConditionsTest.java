@@ -3,7 +3,6 @@ package dev.openfga.operator.fga;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.openfga.operator.testing.MockCluster;
-import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import java.time.Duration;
 import java.time.Instant;
@@ -21,19 +20,7 @@ class ConditionsTest {
 
   @Test
   void aStatusWrittenFromAnOlderCopyThanTheServersIsRefusedAndLookedAtAgain() {
-    FGAStore store = new FGAStore();
-    store.setMetadata(
-        new ObjectMetaBuilder().withName("app").withNamespace(MockCluster.NS).build());
-    FGAStore.Spec spec = new FGAStore.Spec();
-    spec.setName("app");
-    store.setSpec(spec);
-    FGAStore stale =
-        cluster
-            .client()
-            .resources(FGAStore.class)
-            .inNamespace(MockCluster.NS)
-            .resource(store)
-            .create();
+    FGAStore stale = TestStores.create(cluster, "app", "app", null);
 
     // one reconcile created the store and wrote so
     FGAStore.Status created = status("01HVMMBCMGZNT3SED4Z17ECXCA", true);
@@ -47,32 +34,14 @@ class ConditionsTest {
         Conditions.update(cluster.client(), stale, null, adopted, Duration.ofMinutes(5));
 
     assertThat(second.getScheduleDelay()).contains(Conditions.CONFLICT_AGAIN.toMillis());
-    FGAStore now =
-        cluster
-            .client()
-            .resources(FGAStore.class)
-            .inNamespace(MockCluster.NS)
-            .withName("app")
-            .get();
+    FGAStore now = TestStores.get(cluster, "app");
     assertThat(now.getStatus().getCreatedByOperator()).isTrue();
     assertThat(now.getStatus().getStoreId()).isEqualTo("01HVMMBCMGZNT3SED4Z17ECXCA");
   }
 
   @Test
   void aStatusIsStillWrittenWhenOnlyALabelChangedSinceTheRead() {
-    FGAStore store = new FGAStore();
-    store.setMetadata(
-        new ObjectMetaBuilder().withName("app").withNamespace(MockCluster.NS).build());
-    FGAStore.Spec spec = new FGAStore.Spec();
-    spec.setName("app");
-    store.setSpec(spec);
-    FGAStore read =
-        cluster
-            .client()
-            .resources(FGAStore.class)
-            .inNamespace(MockCluster.NS)
-            .resource(store)
-            .create();
+    FGAStore read = TestStores.create(cluster, "app", "app", null);
     // while the reconcile created the store, a GitOps tool labelled the resource
     cluster
         .client()
@@ -94,13 +63,7 @@ class ConditionsTest {
             Duration.ofMinutes(5));
 
     assertThat(control.getScheduleDelay()).contains(Duration.ofMinutes(5).toMillis());
-    FGAStore now =
-        cluster
-            .client()
-            .resources(FGAStore.class)
-            .inNamespace(MockCluster.NS)
-            .withName("app")
-            .get();
+    FGAStore now = TestStores.get(cluster, "app");
     assertThat(now.getStatus().getCreatedByOperator()).isTrue();
     assertThat(now.getMetadata().getLabels()).containsEntry("team", "payments");
   }

@@ -88,16 +88,7 @@ class ModelScenarioTest {
   }
 
   private void applyStoreAndModel(String dsl) {
-    FGAStore store = new FGAStore();
-    store.setMetadata(
-        new ObjectMetaBuilder().withName("app").withNamespace(MockCluster.NS).build());
-    FGAStore.Spec spec = new FGAStore.Spec();
-    spec.setName("app");
-    FGAStore.OpenFgaRef ref = new FGAStore.OpenFgaRef();
-    ref.setUrl("http://127.0.0.1:" + openfga.port());
-    spec.setOpenfgaRef(ref);
-    store.setSpec(spec);
-    cluster.client().resources(FGAStore.class).inNamespace(MockCluster.NS).resource(store).create();
+    TestStores.create(cluster, "app", "app", "http://127.0.0.1:" + openfga.port());
 
     FGAModel model = new FGAModel();
     model.setMetadata(

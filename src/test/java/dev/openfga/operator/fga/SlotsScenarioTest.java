@@ -8,7 +8,6 @@ import com.sun.net.httpserver.HttpExchange;
 import dev.openfga.operator.testing.FakeJobController.Script;
 import dev.openfga.operator.testing.FakeOpenFga;
 import dev.openfga.operator.testing.MockCluster;
-import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
@@ -58,21 +57,7 @@ class SlotsScenarioTest {
   @Test
   void storesOnAHangingServerLeaveThreadsForAMigration() {
     for (int i = 0; i < 6; i++) {
-      FGAStore store = new FGAStore();
-      store.setMetadata(
-          new ObjectMetaBuilder().withName("store-" + i).withNamespace(MockCluster.NS).build());
-      FGAStore.Spec spec = new FGAStore.Spec();
-      spec.setName("store-" + i);
-      FGAStore.OpenFgaRef ref = new FGAStore.OpenFgaRef();
-      ref.setUrl("http://127.0.0.1:" + hanging.port());
-      spec.setOpenfgaRef(ref);
-      store.setSpec(spec);
-      cluster
-          .client()
-          .resources(FGAStore.class)
-          .inNamespace(MockCluster.NS)
-          .resource(store)
-          .create();
+      TestStores.create(cluster, "store-" + i, "store-" + i, "http://127.0.0.1:" + hanging.port());
     }
     await().atMost(Duration.ofSeconds(10)).until(() -> inFlight.get() == Slots.SLOTS);
 

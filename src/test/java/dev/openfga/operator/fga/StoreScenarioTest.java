@@ -10,7 +10,6 @@ import com.sun.net.httpserver.HttpExchange;
 import dev.openfga.operator.testing.FakeOpenFga;
 import dev.openfga.operator.testing.MockCluster;
 import io.fabric8.kubernetes.api.model.Condition;
-import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
@@ -81,20 +80,7 @@ class StoreScenarioTest {
   }
 
   private FGAStore apply(String name, String storeName) {
-    FGAStore store = new FGAStore();
-    store.setMetadata(new ObjectMetaBuilder().withName(name).withNamespace(MockCluster.NS).build());
-    FGAStore.Spec spec = new FGAStore.Spec();
-    spec.setName(storeName);
-    FGAStore.OpenFgaRef ref = new FGAStore.OpenFgaRef();
-    ref.setUrl("http://127.0.0.1:" + openfga.port());
-    spec.setOpenfgaRef(ref);
-    store.setSpec(spec);
-    return cluster
-        .client()
-        .resources(FGAStore.class)
-        .inNamespace(MockCluster.NS)
-        .resource(store)
-        .create();
+    return TestStores.create(cluster, name, storeName, "http://127.0.0.1:" + openfga.port());
   }
 
   private Condition ready(String name) {

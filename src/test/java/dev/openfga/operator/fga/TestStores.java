@@ -1,0 +1,42 @@
+package dev.openfga.operator.fga;
+
+import dev.openfga.operator.testing.MockCluster;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+
+/** FGAStores for the mock-server tests of this package. */
+final class TestStores {
+  private TestStores() {}
+
+  /**
+   * Creates the FGAStore {@code name} in {@link MockCluster#NS} for the OpenFGA store {@code
+   * storeName} at {@code url} (null: no {@code openfgaRef}).
+   */
+  static FGAStore create(MockCluster cluster, String name, String storeName, String url) {
+    FGAStore store = new FGAStore();
+    store.setMetadata(new ObjectMetaBuilder().withName(name).withNamespace(MockCluster.NS).build());
+    FGAStore.Spec spec = new FGAStore.Spec();
+    spec.setName(storeName);
+    if (url != null) {
+      FGAStore.OpenFgaRef ref = new FGAStore.OpenFgaRef();
+      ref.setUrl(url);
+      spec.setOpenfgaRef(ref);
+    }
+    store.setSpec(spec);
+    return cluster
+        .client()
+        .resources(FGAStore.class)
+        .inNamespace(MockCluster.NS)
+        .resource(store)
+        .create();
+  }
+
+  /** The FGAStore {@code name} as the API server has it now, or null. */
+  static FGAStore get(MockCluster cluster, String name) {
+    return cluster
+        .client()
+        .resources(FGAStore.class)
+        .inNamespace(MockCluster.NS)
+        .withName(name)
+        .get();
+  }
+}
