@@ -31,4 +31,35 @@ class ReadmeEventsTest {
         .containsExactlyInAnyOrderElementsOf(
             Arrays.stream(EventReason.values()).map(r -> r.name() + " " + r.type()).toList());
   }
+
+  @Test
+  void everyFgaStoreAndFgaModelReasonIsInTheReadme() throws Exception {
+    String readme = Files.readString(Path.of("README.md"));
+    String section =
+        readme.substring(
+            readme.indexOf("## OpenFGA stores and models as Kubernetes resources"),
+            readme.indexOf("## Running against a real cluster"));
+    List<String> reasons = new java.util.ArrayList<>();
+    for (Class<?> c :
+        List.of(
+            dev.openfga.operator.fga.StorePlanner.class,
+            dev.openfga.operator.fga.ModelPlanner.class,
+            dev.openfga.operator.fga.ModelReconciler.class)) {
+      for (java.lang.reflect.Field f : c.getDeclaredFields()) {
+        int mods = f.getModifiers();
+        if (java.lang.reflect.Modifier.isStatic(mods)
+            && java.lang.reflect.Modifier.isFinal(mods)
+            && f.getType() == String.class) {
+          f.setAccessible(true);
+          String value = (String) f.get(null);
+          if (value.matches("[A-Z][A-Za-z]+")) {
+            reasons.add(value);
+          }
+        }
+      }
+    }
+    assertThat(reasons)
+        .contains("StoreNotDeleted", "PublishFailed")
+        .allSatisfy(r -> assertThat(section).as(r).contains("`" + r + "`"));
+  }
 }
