@@ -17,7 +17,9 @@ import java.net.http.HttpClient;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,6 +45,12 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
   private final MigrationGate gate;
   private final Credentials.Cache credentials;
   private final Slots slots;
+
+  /**
+   * The credentials a deletion started with, by FGAStore uid, while it is tried again: its Secret,
+   * deleted together with it, is no longer in the cache after the first try.
+   */
+  private final Map<String, Credentials> deletingWith = new ConcurrentHashMap<>();
 
   public StoreReconciler(
       KubernetesClient client,
@@ -145,12 +153,18 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
       return DeleteControl.defaultDelete();
     }
     FGAStore.OpenFgaRef ref = store.getSpec().getOpenfgaRef();
+    String uid = store.getMetadata().getUid();
     // the credentials last read, for a Secret deleted together with the FGAStore
     Optional<Credentials> kept =
         ref.getCredentialsRef() == null || ref.getCredentialsRef().getName() == null
             ? Optional.empty()
-            : credentials.kept(
-                store.getMetadata().getNamespace() + "/" + ref.getCredentialsRef().getName());
+            : Optional.ofNullable(deletingWith.get(uid))
+                .or(
+                    () ->
+                        credentials.kept(
+                            store.getMetadata().getNamespace()
+                                + "/"
+                                + ref.getCredentialsRef().getName()));
     try {
       FgaApi api;
       try {
@@ -160,6 +174,7 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
           throw e;
         }
         Credentials last = kept.get();
+        deletingWith.put(uid, last);
         api = new FgaApi(http, URI.create(ref.getUrl()), () -> last.bearer(http, clock));
       }
       api.deleteStore(id.get());
@@ -167,9 +182,14 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
           .addKeyValue("fgastore", ref(store))
           .addKeyValue("storeId", id.get())
           .log("deleted OpenFGA store (deletionPolicy Delete)");
+      deletingWith.remove(uid);
       return DeleteControl.defaultDelete();
     } catch (IOException e) {
-      return notDeleted(store, id.get(), e);
+      DeleteControl control = notDeleted(store, id.get(), e);
+      if (control.isRemoveFinalizer()) {
+        deletingWith.remove(uid);
+      }
+      return control;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return DeleteControl.noFinalizerRemoval();

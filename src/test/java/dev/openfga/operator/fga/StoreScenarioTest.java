@@ -10,6 +10,7 @@ import com.sun.net.httpserver.HttpExchange;
 import dev.openfga.operator.testing.FakeOpenFga;
 import dev.openfga.operator.testing.MockCluster;
 import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
@@ -46,11 +47,19 @@ class StoreScenarioTest {
     openfga.close();
   }
 
+  /** DELETE requests answered 503 before the server deletes again. */
+  private final AtomicInteger failingDeletes = new AtomicInteger();
+
   private void serve(HttpExchange exchange) throws IOException {
     String path = exchange.getRequestURI().getPath();
     String method = exchange.getRequestMethod();
     int status = 200;
     ObjectNode body = JSON.createObjectNode();
+    if (method.equals("DELETE") && failingDeletes.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+      exchange.sendResponseHeaders(503, -1);
+      exchange.close();
+      return;
+    }
     if (path.equals("/stores") && method.equals("GET")) {
       ArrayNode list = body.putArray("stores");
       stores.forEach((id, name) -> list.addObject().put("id", id).put("name", name));
@@ -127,5 +136,42 @@ class StoreScenarioTest {
                     .extracting(Condition::getReason)
                     .isEqualTo("AmbiguousStoreName"));
     assertThat(stores).hasSize(2);
+  }
+
+  @Test
+  void aStoreDeletedWithItsSecretIsStillDeletedWhenTheServerRefusesAtFirst() {
+    cluster
+        .client()
+        .resource(
+            new SecretBuilder()
+                .withNewMetadata()
+                .withName("key")
+                .withNamespace(MockCluster.NS)
+                .endMetadata()
+                .addToData("apiToken", "a2V5") // key
+                .build())
+        .create();
+    FGAStore store =
+        TestStores.create(cluster, "app", "app-store", "http://127.0.0.1:" + openfga.port());
+    store.getSpec().setDeletionPolicy(FGAStore.DeletionPolicy.Delete);
+    store.getSpec().getOpenfgaRef().setCredentialsRef(new FGAStore.NameRef("key"));
+    cluster.client().resource(store).update();
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> assertThat(ready("app")).extracting(Condition::getStatus).isEqualTo("True"));
+    assertThat(stores).hasSize(1);
+
+    // the first try (FgaApi's four attempts) is refused; the next, 10 s later, deletes
+    failingDeletes.set(FgaApi.ATTEMPTS);
+    cluster.client().secrets().inNamespace(MockCluster.NS).withName("key").delete();
+    cluster.client().resources(FGAStore.class).inNamespace(MockCluster.NS).withName("app").delete();
+
+    await().atMost(Duration.ofSeconds(30)).until(() -> TestStores.get(cluster, "app") == null);
+    assertThat(stores).isEmpty();
+    assertThat(cluster.client().v1().events().inNamespace(MockCluster.NS).list().getItems())
+        .extracting(e -> e.getReason())
+        .contains("OpenFGARequestFailed")
+        .doesNotContain("StoreNotDeleted");
   }
 }
