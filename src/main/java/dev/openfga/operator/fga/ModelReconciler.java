@@ -82,18 +82,11 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
   private final Slots slots;
 
   /**
-   * What publishing found: a conflict that blocks it, and whether a Deployment changed under the
-   * patch (then the next look is in {@link #WAIT}).
+   * Why the model id was not published: {@link #PUBLISH_CONFLICT} (a ConfigMap of that name the
+   * operator does not own) or {@link #PUBLISH_FAILED} (a write the API server refused); the message
+   * names the object.
    */
-  /**
-   * What publishing found: a conflict or, with {@code failed}, a write the API server refused (the
-   * message names the object); whether a Deployment changed under the patch.
-   */
-  record Publication(Optional<String> conflict, boolean retrySoon, boolean failed) {
-    Publication(Optional<String> conflict, boolean retrySoon) {
-      this(conflict, retrySoon, false);
-    }
-  }
+  record Unpublished(String reason, String message) {}
 
   public ModelReconciler(
       KubernetesClient client,
@@ -168,7 +161,7 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
             // the id this FGAModel stands for in this store (after a new store: none yet, and the
             // ConfigMap keeps its earlier, matching pair of ids)
             publishing =
-                publishOrWhyNot(model, next, url, storeId).conflict().map(p -> "; " + p).orElse("");
+                publishOrWhyNot(model, next, url, storeId).map(u -> "; " + u.message()).orElse("");
           }
           return blocked(
               model,
@@ -254,15 +247,16 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
             "the store's newest model is this FGAModel's",
             clock.instant());
       }
-      Publication publication = publishOrWhyNot(model, next, url, storeId);
-      if (publication.conflict().isPresent()) {
+      Optional<Unpublished> unpublished = publishOrWhyNot(model, next, url, storeId);
+      if (unpublished.isPresent()) {
+        Unpublished u = unpublished.get();
         return blocked(
             model,
             next,
-            publication.failed() ? PUBLISH_FAILED : PUBLISH_CONFLICT,
-            publication.conflict().get(),
+            u.reason(),
+            u.message(),
             true,
-            publication.failed() ? WAIT : again);
+            u.reason().equals(PUBLISH_FAILED) ? WAIT : again);
       }
       Conditions.set(
           next,
@@ -367,21 +361,22 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
    * into a failed publication that names it, so that the status (the model written) is still
    * recorded and the model is not written or tested again at the next reconcile.
    */
-  private Publication publishOrWhyNot(
+  private Optional<Unpublished> publishOrWhyNot(
       FGAModel model, FGAModel.Status status, String url, String storeId) {
     try {
       return publish(model, status, url, storeId);
     } catch (KubernetesClientException e) {
       if (e.getCode() == 409) {
         // changed or created since it was read: tried again at the next reconcile
-        return new Publication(Optional.empty(), true);
+        return Optional.empty();
       }
       String publishTo =
           model.getSpec().getPublish() == null
               ? null
               : model.getSpec().getPublish().getConfigMapName();
-      return new Publication(
-          Optional.of(
+      return Optional.of(
+          new Unpublished(
+              PUBLISH_FAILED,
               "could not publish model "
                   + status.getModelId()
                   + (publishTo == null ? "" : " to ConfigMap " + publishTo)
@@ -393,9 +388,7 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
                   + e.getCode()
                   + (e.getStatus() == null || e.getStatus().getMessage() == null
                       ? ""
-                      : " " + e.getStatus().getMessage())),
-          false,
-          true);
+                      : " " + e.getStatus().getMessage())));
     }
   }
 
@@ -403,13 +396,13 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
    * Publishes the status's model id, if any: the ConfigMap, then the opted-in Deployments. A
    * ConfigMap of that name the operator does not own is a conflict.
    */
-  private Publication publish(FGAModel model, FGAModel.Status status, String url, String storeId) {
+  private Optional<Unpublished> publish(
+      FGAModel model, FGAModel.Status status, String url, String storeId) {
     String modelId = status.getModelId();
     if (modelId == null) {
-      return new Publication(Optional.empty(), false);
+      return Optional.empty();
     }
     String ns = model.getMetadata().getNamespace();
-    boolean retrySoon = false;
     FGAModel.Publish publish = model.getSpec().getPublish();
     if (publish != null && publish.getConfigMapName() != null) {
       Map<String, String> data = new LinkedHashMap<>();
@@ -434,14 +427,14 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
                     .build())
             .create();
       } else if (!ownedBy(existing, model)) {
-        return new Publication(
-            Optional.of(
+        return Optional.of(
+            new Unpublished(
+                PUBLISH_CONFLICT,
                 "ConfigMap "
                     + ns
                     + "/"
                     + name
-                    + " (publish.configMapName) exists and is not this FGAModel's; rename or delete it"),
-            false);
+                    + " (publish.configMapName) exists and is not this FGAModel's; rename or delete it"));
       } else if (!data.equals(existing.getData())) {
         client
             .resource(existing)
@@ -462,28 +455,28 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
               .withLabel(MODEL, name)
               .list(new ListOptionsBuilder().withLimit(PAGE).withContinue(next).build());
       for (Deployment d : page.getItems()) {
-        retrySoon |= publishTo(d, model, modelId);
+        publishTo(d, model, modelId);
       }
       next = page.getMetadata() == null ? null : page.getMetadata().getContinue();
       if (next == null || next.isEmpty()) {
         break;
       }
     }
-    return new Publication(Optional.empty(), retrySoon);
+    return Optional.empty();
   }
 
   /**
    * Sets the pod-template annotation {@value #MODEL_ID} of {@code d} to {@code modelId} unless it
-   * has it, by a patch guarded by its resourceVersion; returns true when {@code d} changed since it
-   * was listed (tried again soon).
+   * has it, by a patch guarded by its resourceVersion; one changed since it was listed gets it at
+   * the next reconcile.
    */
-  private boolean publishTo(Deployment d, FGAModel model, String modelId) {
+  private void publishTo(Deployment d, FGAModel model, String modelId) {
     Map<String, String> pod =
         d.getSpec().getTemplate().getMetadata() == null
             ? null
             : d.getSpec().getTemplate().getMetadata().getAnnotations();
     if (pod != null && modelId.equals(pod.get(MODEL_ID))) {
-      return false;
+      return;
     }
     if (pod != null && pod.isEmpty()) {
       pod = null; // the client reads an absent map as an empty one; the patch must create it
@@ -505,10 +498,11 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
       if (e.getCode() != 409) {
         throw e;
       }
-      // changed since it was listed: tried again soon
-      return true;
+      LOG.debug(
+          "Deployment {}/{} changed since it was listed: the model id at the next reconcile",
+          d.getMetadata().getNamespace(),
+          d.getMetadata().getName());
     }
-    return false;
   }
 
   private static OwnerReference owner(FGAModel model) {
