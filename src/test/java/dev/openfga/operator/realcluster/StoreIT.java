@@ -477,6 +477,40 @@ class StoreIT {
     assertThat(fga.getStore(leftId)).isPresent();
   }
 
+  @Test
+  @Order(12)
+  void aStatusWriteGuardedByAStaleResourceVersionIsRefusedByTheApiServer() {
+    // the operator's status writes (Conditions.update) rest on this: a JSON patch of a custom
+    // resource's status subresource carrying the resourceVersion read is refused once the object
+    // has changed since, so a reconcile on a stale copy never overwrites a newer status
+    apply("guarded", "it-guarded", null, null);
+    awaitReason("guarded", "StoreReady");
+    FGAStore read = get("guarded");
+    String storeId = read.getStatus().getStoreId();
+    editRetrying("guarded", s -> s.getMetadata().setLabels(Map.of("team", "payments")));
+
+    Throwable refused =
+        org.assertj.core.api.Assertions.catchThrowable(
+            () ->
+                stores()
+                    .inNamespace(cluster.namespace())
+                    .resource(read)
+                    .subresource("status")
+                    .patch(
+                        io.fabric8.kubernetes.client.dsl.base.PatchContext.of(
+                            io.fabric8.kubernetes.client.dsl.base.PatchType.JSON),
+                        dev.openfga.operator.controller.JsonPatch.guardedBy(read)
+                            .add("/status/createdByOperator", false)
+                            .json()));
+
+    assertThat(refused)
+        .isInstanceOfSatisfying(
+            io.fabric8.kubernetes.client.KubernetesClientException.class,
+            e -> assertThat(e.getCode()).isEqualTo(409));
+    assertThat(get("guarded").getStatus().getStoreId()).isEqualTo(storeId);
+    assertThat(get("guarded").getStatus().getCreatedByOperator()).isTrue();
+  }
+
   private static void secret(String name) {
     cluster
         .client()
