@@ -151,11 +151,16 @@ class StoreScenarioTest {
                 .addToData("apiToken", "a2V5") // key
                 .build())
         .create();
-    FGAStore store =
-        TestStores.create(cluster, "app", "app-store", "http://127.0.0.1:" + openfga.port());
-    store.getSpec().setDeletionPolicy(FGAStore.DeletionPolicy.Delete);
-    store.getSpec().getOpenfgaRef().setCredentialsRef(new FGAStore.NameRef("key"));
-    cluster.client().resource(store).update();
+    // created with both, so that no reconcile ever sees it without them
+    TestStores.create(
+        cluster,
+        "app",
+        "app-store",
+        "http://127.0.0.1:" + openfga.port(),
+        spec -> {
+          spec.setDeletionPolicy(FGAStore.DeletionPolicy.Delete);
+          spec.getOpenfgaRef().setCredentialsRef(new FGAStore.NameRef("key"));
+        });
     await()
         .atMost(WAIT)
         .untilAsserted(

@@ -12,6 +12,16 @@ final class TestStores {
    * storeName} at {@code url} (null: no {@code openfgaRef}).
    */
   static FGAStore create(MockCluster cluster, String name, String storeName, String url) {
+    return create(cluster, name, storeName, url, spec -> {});
+  }
+
+  /** The same, with the spec changed by {@code edit} before the FGAStore is created. */
+  static FGAStore create(
+      MockCluster cluster,
+      String name,
+      String storeName,
+      String url,
+      java.util.function.Consumer<FGAStore.Spec> edit) {
     FGAStore store = new FGAStore();
     store.setMetadata(new ObjectMetaBuilder().withName(name).withNamespace(MockCluster.NS).build());
     FGAStore.Spec spec = new FGAStore.Spec();
@@ -21,6 +31,7 @@ final class TestStores {
       ref.setUrl(url);
       spec.setOpenfgaRef(ref);
     }
+    edit.accept(spec);
     store.setSpec(spec);
     return cluster
         .client()
