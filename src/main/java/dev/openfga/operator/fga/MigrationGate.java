@@ -88,8 +88,7 @@ final class MigrationGate {
     if (desired.isEmpty()) {
       return Optional.of(ref + ": no OpenFGA version can be read from its container image");
     }
-    String engine = MigrationJob.literalEngine(container.get()).orElse("");
-    boolean migrates = !engine.equals("memory") && !engine.equals("sqlite");
+    boolean migrates = !MigrationJob.needsNoJob(container.get());
     if (migrates && (recorded.isEmpty() || !recorded.get().equals(desired.get()))) {
       return Optional.of(
           "waiting for the migration of "

@@ -354,6 +354,16 @@ public final class MigrationJob {
     return kept;
   }
 
+  /**
+   * Rule 4: whether the container's datastore needs no migration Job — engine {@code memory} or
+   * {@code sqlite}, spelled exactly as OpenFGA spells them (its engine names are case-sensitive:
+   * "Memory" is an unknown engine, which migrate reports).
+   */
+  public static boolean needsNoJob(Container container) {
+    String engine = literalEngine(container).orElse("");
+    return engine.equals("memory") || engine.equals("sqlite");
+  }
+
   /** The literal value of the first {@code OPENFGA_DATASTORE_ENGINE}, if it has one. */
   public static Optional<String> literalEngine(Container container) {
     return list(container.getEnv()).stream()

@@ -116,10 +116,9 @@ public final class Planner {
     }
     String version = desired.get();
 
-    // Rule 4: engines that need no Job, spelled exactly as OpenFGA spells them (its engine names
-    // are case-sensitive: "Memory" is an unknown engine, which migrate reports).
+    // Rule 4: engines that need no Job
     String engine = MigrationJob.literalEngine(c).orElse("");
-    if (engine.equals("memory") || engine.equals("sqlite")) {
+    if (MigrationJob.needsNoJob(c)) {
       // a switch away from a failing database ends its failure
       FailedCondition.cleared(d, o.now())
           .ifPresent(
