@@ -52,6 +52,12 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
    */
   private final Map<String, Credentials> deletingWith = new ConcurrentHashMap<>();
 
+  /**
+   * One lock per OpenFGA URL and store name, held while a store is looked up by that name and
+   * created: as many as the FGAStores that ever had no store id, each a few bytes.
+   */
+  private final Map<String, Object> byName = new ConcurrentHashMap<>();
+
   public StoreReconciler(
       KubernetesClient client,
       HttpClient http,
@@ -95,17 +101,23 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
     try {
       FgaApi api = api(store);
       Optional<String> known = StorePlanner.knownId(spec, old);
-      plan =
-          known.isPresent()
-              ? StorePlanner.forKnownId(spec, old, known.get(), api.getStore(known.get()), url)
-              : StorePlanner.forName(spec, api.storesNamed(spec.getName()));
-      if (plan instanceof Plan.Create create) {
-        Store created = api.createStore(create.name());
-        LOG.atInfo()
-            .addKeyValue("fgastore", ref(store))
-            .addKeyValue("storeId", created.id())
-            .log("created OpenFGA store \"{}\" at {}", create.name(), url);
-        plan = new Plan.Use(created, true, Optional.of(StorePlanner.CREATED));
+      if (known.isPresent()) {
+        plan = StorePlanner.forKnownId(spec, old, known.get(), api.getStore(known.get()), url);
+      } else {
+        // two FGAStores naming one store at one OpenFGA, reconciled at once, would both find no
+        // store and both create one: the look-up and the create of a name run one at a time, so
+        // the second finds the first's store and adopts it
+        synchronized (byName.computeIfAbsent(url + " " + spec.getName(), k -> new Object())) {
+          plan = StorePlanner.forName(spec, api.storesNamed(spec.getName()));
+          if (plan instanceof Plan.Create create) {
+            Store created = api.createStore(create.name());
+            LOG.atInfo()
+                .addKeyValue("fgastore", ref(store))
+                .addKeyValue("storeId", created.id())
+                .log("created OpenFGA store \"{}\" at {}", create.name(), url);
+            plan = new Plan.Use(created, true, Optional.of(StorePlanner.CREATED));
+          }
+        }
       }
     } catch (Credentials.CredentialsException e) {
       return blocked(store, next, StorePlanner.CREDENTIALS_ERROR, e.getMessage(), true, WAIT);

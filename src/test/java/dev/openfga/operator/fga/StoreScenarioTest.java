@@ -17,6 +17,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -50,6 +52,12 @@ class StoreScenarioTest {
   /** DELETE requests answered 503 before the server deletes again. */
   private final AtomicInteger failingDeletes = new AtomicInteger();
 
+  /**
+   * When set, each look-up of the stores ({@code GET /stores}) waits until this many have arrived,
+   * or 2 s: two look-ups the operator sends at once are answered at once.
+   */
+  private volatile CountDownLatch lookups;
+
   private void serve(HttpExchange exchange) throws IOException {
     String path = exchange.getRequestURI().getPath();
     String method = exchange.getRequestMethod();
@@ -61,6 +69,15 @@ class StoreScenarioTest {
       return;
     }
     if (path.equals("/stores") && method.equals("GET")) {
+      CountDownLatch held = lookups;
+      if (held != null) {
+        held.countDown();
+        try {
+          held.await(2, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
       ArrayNode list = body.putArray("stores");
       stores.forEach((id, name) -> list.addObject().put("id", id).put("name", name));
     } else if (path.equals("/stores") && method.equals("POST")) {
@@ -121,6 +138,37 @@ class StoreScenarioTest {
     assertThat(s.getStatus().getStoreId()).isIn(stores.keySet());
     assertThat(s.getStatus().getCreatedByOperator()).isTrue();
     assertThat(s.getMetadata().getFinalizers()).containsExactly("fgastores.openfga.dev/finalizer");
+  }
+
+  @Test
+  void twoFGAStoresOfOneStoreNameCreateOneStoreAndTheOtherAdoptsIt() {
+    // without the operator's lock on the name both look-ups would meet here, find no store and
+    // both create one
+    lookups = new CountDownLatch(2);
+    apply("first", "shared");
+    apply("second", "shared");
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> {
+              assertThat(ready("first")).extracting(Condition::getStatus).isEqualTo("True");
+              assertThat(ready("second")).extracting(Condition::getStatus).isEqualTo("True");
+            });
+    assertThat(stores).hasSize(1).containsValue("shared");
+    String id = stores.keySet().iterator().next();
+    FGAStore first = TestStores.get(cluster, "first");
+    FGAStore second = TestStores.get(cluster, "second");
+    assertThat(first.getStatus().getStoreId()).isEqualTo(id);
+    assertThat(second.getStatus().getStoreId()).isEqualTo(id);
+    // one made it (and may delete it), the other adopted it (and never deletes it)
+    assertThat(
+            java.util.List.of(
+                first.getStatus().getCreatedByOperator(),
+                second.getStatus().getCreatedByOperator()))
+        .containsExactlyInAnyOrder(true, false);
+    assertThat(cluster.client().v1().events().inNamespace(MockCluster.NS).list().getItems())
+        .extracting(e -> e.getReason())
+        .containsOnlyOnce(StorePlanner.CREATED, StorePlanner.ADOPTED);
   }
 
   @Test
