@@ -5,6 +5,8 @@ import dev.openfga.operator.model.Keys;
 import dev.openfga.operator.model.Names;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.EventList;
+import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -17,12 +19,15 @@ import java.util.Optional;
 /**
  * Reads what the status view needs, with plain GET and LIST requests (read-only, like {@code
  * kubectl get}): the Deployments with the discovery labels; for each opted-in one the objects named
- * like its status ConfigMap and its migration Job; the Events and the operator's Jobs of its
- * namespace, one list each per namespace (field selectors on {@code involvedObject} are left out,
- * so the view filters).
+ * like its status ConfigMap and its migration Job; the Events (in pages, keeping those about
+ * Deployments and Jobs) and the operator's Jobs of its namespace, one list each per namespace
+ * (field selectors on {@code involvedObject} are left out, so the view filters).
  */
 public final class StatusReader {
   private StatusReader() {}
+
+  /** Events per page: a namespace may hold many thousands. */
+  private static final long PAGE = 500;
 
   /**
    * @param namespace the namespace to read, or empty for all namespaces
@@ -53,8 +58,7 @@ public final class StatusReader {
       ConfigMap configMap =
           client.configMaps().inNamespace(ns).withName(Names.statusConfigMap(name)).get();
       Job job = client.batch().v1().jobs().inNamespace(ns).withName(Names.job(name)).get();
-      List<Event> inNamespace =
-          events.computeIfAbsent(ns, n -> client.v1().events().inNamespace(n).list().getItems());
+      List<Event> inNamespace = events.computeIfAbsent(ns, n -> deploymentAndJobEvents(client, n));
       List<Job> owned =
           jobs.computeIfAbsent(
               ns,
@@ -72,5 +76,27 @@ public final class StatusReader {
               d, Optional.ofNullable(configMap), Optional.ofNullable(job), inNamespace, owned));
     }
     return observed;
+  }
+
+  /** The Events of {@code namespace} about Deployments and Jobs, read in pages of {@value PAGE}. */
+  static List<Event> deploymentAndJobEvents(KubernetesClient client, String namespace) {
+    List<Event> kept = new ArrayList<>();
+    String next = null;
+    do {
+      EventList page =
+          client
+              .v1()
+              .events()
+              .inNamespace(namespace)
+              .list(new ListOptionsBuilder().withLimit(PAGE).withContinue(next).build());
+      for (Event e : page.getItems()) {
+        String kind = e.getInvolvedObject() == null ? null : e.getInvolvedObject().getKind();
+        if ("Deployment".equals(kind) || "Job".equals(kind)) {
+          kept.add(e);
+        }
+      }
+      next = page.getMetadata() == null ? null : page.getMetadata().getContinue();
+    } while (next != null && !next.isEmpty());
+    return kept;
   }
 }
