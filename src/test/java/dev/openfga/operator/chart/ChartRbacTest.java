@@ -6,10 +6,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.openfga.operator.controller.MigrationOperator;
+import dev.openfga.operator.fga.FGAModel;
+import dev.openfga.operator.fga.FGAStore;
+import dev.openfga.operator.fga.ModelReconciler;
 import dev.openfga.operator.testing.FakeJobController;
+import dev.openfga.operator.testing.FakeOpenFga;
+import dev.openfga.operator.testing.InMemoryOpenFga;
 import dev.openfga.operator.testing.MockCluster;
 import dev.openfga.operator.testing.UpstreamChart;
 import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -52,7 +59,7 @@ class ChartRbacTest {
     var manifests = chart().values(STORY_VALUES + "watchNamespace: " + WATCHED + "\n").render();
     RbacRules rules = rulesOf(manifests);
 
-    List<ApiCall> calls = story(manifests, rules, Optional.empty());
+    List<ApiCall> calls = story(manifests, rules, Optional.empty(), false);
 
     System.out.println("API calls of the operator (watching " + WATCHED + "):");
     System.out.println(verbTable(calls));
@@ -65,11 +72,32 @@ class ChartRbacTest {
   }
 
   @Test
+  void withStoresAndModelsTheRoleGrantsExactlyTheCallsTheOperatorMakes() {
+    var manifests =
+        chart()
+            .values(
+                STORY_VALUES
+                    + "watchNamespace: "
+                    + WATCHED
+                    + "\nstoresAndModels:\n  enabled: true\n")
+            .render();
+    RbacRules rules = rulesOf(manifests);
+
+    List<ApiCall> calls = story(manifests, rules, Optional.empty(), true);
+
+    System.out.println("API calls of the operator with FGAStores and FGAModels:");
+    System.out.println(verbTable(calls));
+    assertEveryCallAllowed(calls, rules);
+    assertEveryGrantUsed(calls, rules, true);
+    assertThat(calls).anyMatch(c -> c.groupResource().equals("openfga.dev/fgamodels/status"));
+  }
+
+  @Test
   void clusterRoleOfAnOperatorWatchingAllNamespacesGrantsExactlyTheCallsItMakes() {
     var manifests = chart().values(STORY_VALUES + "watchAllNamespaces: true\n").render();
     RbacRules rules = rulesOf(manifests);
 
-    List<ApiCall> calls = story(manifests, rules, Optional.of("team-b"));
+    List<ApiCall> calls = story(manifests, rules, Optional.of("team-b"), false);
 
     assertEveryCallAllowed(calls, rules);
     assertEveryGrantUsed(calls, rules, true);
@@ -86,7 +114,7 @@ class ChartRbacTest {
             .render();
     RbacRules rules = rulesOf(manifests);
 
-    List<ApiCall> calls = story(manifests, rules, Optional.of("team-b"));
+    List<ApiCall> calls = story(manifests, rules, Optional.of("team-b"), false);
 
     assertEveryCallAllowed(calls, rules);
     // the full story runs in one namespace only: every verb is used, not in every namespace
@@ -236,8 +264,13 @@ class ChartRbacTest {
    * call it made.
    */
   private static List<ApiCall> story(
-      OperatorChart.Manifests manifests, RbacRules rules, Optional<String> otherNamespace) {
-    try (RecordingCluster cluster = new RecordingCluster(rules)) {
+      OperatorChart.Manifests manifests,
+      RbacRules rules,
+      Optional<String> otherNamespace,
+      boolean storesAndModels) {
+    InMemoryOpenFga api = new InMemoryOpenFga();
+    try (RecordingCluster cluster = new RecordingCluster(rules);
+        FakeOpenFga openfga = storesAndModels ? new FakeOpenFga(api) : null) {
       KubernetesClient h = cluster.harness();
       Map<String, AtomicInteger> attempts = new ConcurrentHashMap<>();
       cluster.runJobs(
@@ -274,6 +307,9 @@ class ChartRbacTest {
             delta.getMetadata().setNamespace(ns);
             create(h, delta);
           });
+      if (storesAndModels) {
+        storeAndModel(h, "http://127.0.0.1:" + openfga.port());
+      }
 
       MigrationOperator operator = operatorOf(cluster, manifests);
       try {
@@ -327,12 +363,102 @@ class ChartRbacTest {
                             c.resource().equals("leases")
                                 && c.verb().equals("patch")
                                 && OperatorChart.NAMESPACE.equals(c.namespace())));
+        if (storesAndModels) {
+          awaitStoreAndModelThenDeleteTheStore(h, api);
+        }
       } finally {
         operator.close();
       }
       assertThat(cluster.nonResourceCalls()).as("non-resource requests").isEmpty();
       return cluster.calls();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
     }
+  }
+
+  /**
+   * An FGAStore (its credentials in a Secret, created once alpha is migrated, deleted with the
+   * store) and an FGAModel in it, published to a ConfigMap and to alpha, which opts in by label.
+   */
+  private static void storeAndModel(KubernetesClient h, String url) {
+    h.secrets()
+        .inNamespace(WATCHED)
+        .resource(
+            new SecretBuilder()
+                .withNewMetadata()
+                .withName("fga-key")
+                .endMetadata()
+                .addToData("apiToken", "a2V5")
+                .build())
+        .create();
+    FGAStore store = new FGAStore();
+    store.setMetadata(new ObjectMetaBuilder().withName("app").withNamespace(WATCHED).build());
+    FGAStore.Spec spec = new FGAStore.Spec();
+    spec.setName("app");
+    spec.setDeletionPolicy(FGAStore.DeletionPolicy.Delete);
+    FGAStore.OpenFgaRef ref = new FGAStore.OpenFgaRef();
+    ref.setUrl(url);
+    ref.setCredentialsRef(new FGAStore.NameRef("fga-key"));
+    ref.setDeploymentRef(new FGAStore.NameRef("alpha"));
+    spec.setOpenfgaRef(ref);
+    store.setSpec(spec);
+    h.resources(FGAStore.class).inNamespace(WATCHED).resource(store).create();
+
+    FGAModel model = new FGAModel();
+    model.setMetadata(new ObjectMetaBuilder().withName("app").withNamespace(WATCHED).build());
+    FGAModel.Spec m = new FGAModel.Spec();
+    m.setStoreRef(new FGAStore.NameRef("app"));
+    m.setModel(
+        "model\n  schema 1.1\ntype user\ntype doc\n  relations\n    define viewer: [user]\n");
+    FGAModel.Publish publish = new FGAModel.Publish();
+    publish.setConfigMapName("app-fga");
+    m.setPublish(publish);
+    model.setSpec(m);
+    h.resources(FGAModel.class).inNamespace(WATCHED).resource(model).create();
+    h.apps()
+        .deployments()
+        .inNamespace(WATCHED)
+        .withName("alpha")
+        .edit(
+            d -> {
+              d.getMetadata().getLabels().put(ModelReconciler.MODEL, "app");
+              return d;
+            });
+  }
+
+  private static void awaitStoreAndModelThenDeleteTheStore(
+      KubernetesClient h, InMemoryOpenFga api) {
+    // the store waits for alpha's migration and the model for the store, each looking again
+    // every 10 s: about 20 s
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () ->
+                Optional.ofNullable(h.configMaps().inNamespace(WATCHED).withName("app-fga").get())
+                    .map(ConfigMap::getData)
+                    .map(d -> d.get("FGA_MODEL_ID"))
+                    .isPresent());
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                h.apps()
+                    .deployments()
+                    .inNamespace(WATCHED)
+                    .withName("alpha")
+                    .get()
+                    .getSpec()
+                    .getTemplate()
+                    .getMetadata()
+                    .getAnnotations(),
+            a -> a != null && a.containsKey(ModelReconciler.MODEL_ID));
+    assertThat(api.stores).hasSize(1);
+    h.resources(FGAStore.class).inNamespace(WATCHED).withName("app").delete();
+    await()
+        .atMost(WAIT)
+        .until(
+            () -> h.resources(FGAStore.class).inNamespace(WATCHED).withName("app").get() == null);
+    assertThat(api.stores).as("the store the operator created, deleted with it").isEmpty();
   }
 
   private static void create(KubernetesClient h, Deployment deployment) {

@@ -14,13 +14,18 @@ import java.time.Duration;
 public final class FakeOpenFga implements AutoCloseable {
   private final HttpServer server;
 
-  /** Serves {@code /stores...} with {@code handler}, and starts the operator on {@code cluster}. */
-  public FakeOpenFga(MockCluster cluster, HttpHandler handler) throws IOException {
+  /** Serves {@code /stores...} with {@code handler}. */
+  public FakeOpenFga(HttpHandler handler) throws IOException {
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
     server.createContext("/stores", handler);
     // each request on a thread of its own, as a real server answers several clients at once
     server.setExecutor(java.util.concurrent.Executors.newCachedThreadPool());
     server.start();
+  }
+
+  /** Serves {@code /stores...} with {@code handler}, and starts the operator on {@code cluster}. */
+  public FakeOpenFga(MockCluster cluster, HttpHandler handler) throws IOException {
+    this(handler);
     cluster.startOperator(
         MockCluster.withStoresAndModels(MockCluster.config(Duration.ofSeconds(2), 1)),
         "operator-a");

@@ -1,0 +1,80 @@
+package dev.openfga.operator.testing;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The part of the OpenFGA HTTP API the FGAStore and FGAModel controllers use, in memory: stores
+ * (list, get, create, delete) and their authorization models (list, write). For {@link
+ * FakeOpenFga}.
+ */
+public final class InMemoryOpenFga implements HttpHandler {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** Store id → name. */
+  public final Map<String, String> stores = new ConcurrentHashMap<>();
+
+  /** Store id → its models, newest first. */
+  private final Map<String, List<ObjectNode>> models = new ConcurrentHashMap<>();
+
+  private final AtomicInteger ids = new AtomicInteger();
+
+  @Override
+  public void handle(HttpExchange exchange) throws IOException {
+    String[] path = exchange.getRequestURI().getPath().replaceAll("^/+", "").split("/");
+    String method = exchange.getRequestMethod();
+    int status = 200;
+    ObjectNode body = JSON.createObjectNode();
+    String id = path.length > 1 ? path[1] : null;
+    if (id == null && method.equals("GET")) {
+      ArrayNode list = body.putArray("stores");
+      stores.forEach((i, name) -> list.addObject().put("id", i).put("name", name));
+    } else if (id == null && method.equals("POST")) {
+      String name = JSON.readTree(exchange.getRequestBody()).path("name").asText();
+      String created = newId();
+      stores.put(created, name);
+      body.put("id", created).put("name", name);
+      status = 201;
+    } else if (!stores.containsKey(id)) {
+      status = 404;
+      body.put("code", "store_id_not_found");
+    } else if (path.length == 2 && method.equals("DELETE")) {
+      stores.remove(id);
+      status = 204;
+    } else if (path.length == 2) {
+      body.put("id", id).put("name", stores.get(id));
+    } else if (path[2].equals("authorization-models") && method.equals("GET")) {
+      ArrayNode list = body.putArray("authorization_models");
+      models.getOrDefault(id, List.of()).forEach(list::add);
+    } else if (path[2].equals("authorization-models") && method.equals("POST")) {
+      ObjectNode model = (ObjectNode) JSON.readTree(exchange.getRequestBody());
+      String written = newId();
+      model.put("id", written);
+      models.computeIfAbsent(id, k -> new CopyOnWriteArrayList<>()).add(0, model);
+      body.put("authorization_model_id", written);
+      status = 201;
+    } else {
+      status = 404;
+    }
+    byte[] out = status == 204 ? new byte[0] : body.toString().getBytes(StandardCharsets.UTF_8);
+    exchange.sendResponseHeaders(status, out.length == 0 ? -1 : out.length);
+    try (OutputStream o = exchange.getResponseBody()) {
+      o.write(out);
+    }
+  }
+
+  private String newId() {
+    return String.format("01HVMMBCMGZNT3SED4Z17E%04d", ids.incrementAndGet());
+  }
+}
