@@ -20,6 +20,7 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,10 +54,17 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
   private final Map<String, Credentials> deletingWith = new ConcurrentHashMap<>();
 
   /**
-   * One lock per OpenFGA URL and store name, held while a store is looked up by that name and
-   * created: as many as the FGAStores that ever had no store id, each a few bytes.
+   * Held while a store is looked up by name and created, one of them per store name (a fixed set,
+   * picked by the name's hash: two names may share one; the URL is left out, as one server can be
+   * written several ways).
    */
-  private final Map<String, Object> byName = new ConcurrentHashMap<>();
+  private final ReentrantLock[] byName = new ReentrantLock[64];
+
+  {
+    for (int i = 0; i < byName.length; i++) {
+      byName[i] = new ReentrantLock();
+    }
+  }
 
   public StoreReconciler(
       KubernetesClient client,
@@ -104,10 +112,15 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
       if (known.isPresent()) {
         plan = StorePlanner.forKnownId(spec, old, known.get(), api.getStore(known.get()), url);
       } else {
-        // two FGAStores naming one store at one OpenFGA, reconciled at once, would both find no
-        // store and both create one: the look-up and the create of a name run one at a time, so
-        // the second finds the first's store and adopts it
-        synchronized (byName.computeIfAbsent(url + " " + spec.getName(), k -> new Object())) {
+        // two FGAStores naming one store, reconciled at once, would both find no store and both
+        // create one: the look-up and the create of a name run one at a time, so the second finds
+        // the first's store and adopts it; a busy name is looked at again soon, without holding
+        // the thread (and its slot) while another reconcile waits on a slow server
+        ReentrantLock lock = byName[Math.floorMod(spec.getName().hashCode(), byName.length)];
+        if (!lock.tryLock()) {
+          return UpdateControl.<FGAStore>noUpdate().rescheduleAfter(Slots.BUSY_AGAIN);
+        }
+        try {
           plan = StorePlanner.forName(spec, api.storesNamed(spec.getName()));
           if (plan instanceof Plan.Create create) {
             Store created = api.createStore(create.name());
@@ -117,6 +130,8 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
                 .log("created OpenFGA store \"{}\" at {}", create.name(), url);
             plan = new Plan.Use(created, true, Optional.of(StorePlanner.CREATED));
           }
+        } finally {
+          lock.unlock();
         }
       }
     } catch (Credentials.CredentialsException e) {

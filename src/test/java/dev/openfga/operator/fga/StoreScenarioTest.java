@@ -143,10 +143,10 @@ class StoreScenarioTest {
   @Test
   void twoFGAStoresOfOneStoreNameCreateOneStoreAndTheOtherAdoptsIt() {
     // without the operator's lock on the name both look-ups would meet here, find no store and
-    // both create one
+    // both create one; the second spells the server's URL another way
     lookups = new CountDownLatch(2);
     apply("first", "shared");
-    apply("second", "shared");
+    TestStores.create(cluster, "second", "shared", "http://127.0.0.1:" + openfga.port() + "/");
     await()
         .atMost(WAIT)
         .untilAsserted(
