@@ -182,6 +182,8 @@ public class FGAModel extends CustomResource<FGAModel.Spec, FGAModel.Status> imp
     private String storeId;
     private String modelId;
     private String lastWrittenHash;
+    private String testedKey;
+    private String testsFailure;
     private List<HistoryEntry> history = new ArrayList<>();
 
     public String getStoreId() {
@@ -208,6 +210,27 @@ public class FGAModel extends CustomResource<FGAModel.Spec, FGAModel.Status> imp
 
     public void setLastWrittenHash(String lastWrittenHash) {
       this.lastWrittenHash = lastWrittenHash;
+    }
+
+    /**
+     * {@code sha256:} of the model and the {@code spec.tests} last run against it: the same pair is
+     * not tested again.
+     */
+    public String getTestedKey() {
+      return testedKey;
+    }
+
+    public void setTestedKey(String testedKey) {
+      this.testedKey = testedKey;
+    }
+
+    /** Why the tests of {@link #getTestedKey} failed, or null when they passed. */
+    public String getTestsFailure() {
+      return testsFailure;
+    }
+
+    public void setTestsFailure(String testsFailure) {
+      this.testsFailure = testsFailure;
     }
 
     /** Earlier models, newest first. */

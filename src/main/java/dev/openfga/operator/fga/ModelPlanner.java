@@ -82,16 +82,6 @@ public final class ModelPlanner {
   }
 
   /**
-   * Whether carrying out the plan changes the published model id (a write, or another id than the
-   * current one): only then do the model's tests run first.
-   */
-  public static boolean changesPublishedId(Plan plan, Known known) {
-    Optional<String> current = known.current().map(Entry::modelId);
-    return plan instanceof Plan.Write
-        || (plan instanceof Plan.Use use && !Optional.of(use.modelId()).equals(current));
-  }
-
-  /**
    * The history after standing for {@code now}: the previous current entry moves into it, no entry
    * twice, the newest {@code limit} kept (at least 1).
    */

@@ -151,10 +151,23 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
       List<FgaApi.Model> models = api.listModels(storeId);
       Plan plan = ModelPlanner.plan(desired, known, models);
       Optional<String> current = known.current().map(Entry::modelId);
-      if (tests != null && ModelPlanner.changesPublishedId(plan, known)) {
-        Optional<String> failed =
-            ModelTests.run(
-                api, "fgamodel-test-" + desired.hash().substring(7, 19), desired.json(), tests);
+      if (tests == null) {
+        next.setTestedKey(null);
+        next.setTestsFailure(null);
+      } else {
+        // run once per model and tests: a failing pair is not run again at every look (each run
+        // is a scratch store), and a change to the tests alone runs them against the model
+        String key = ModelTests.key(desired.hash(), spec.getTests());
+        Optional<String> failed;
+        if (old != null && key.equals(old.getTestedKey())) {
+          failed = Optional.ofNullable(old.getTestsFailure()).filter(f -> !f.isBlank());
+        } else {
+          failed =
+              ModelTests.run(
+                  api, "fgamodel-test-" + desired.hash().substring(7, 19), desired.json(), tests);
+          next.setTestedKey(key);
+          next.setTestsFailure(failed.orElse(null));
+        }
         if (failed.isPresent()) {
           String publishing = "";
           if (current.isPresent()) {

@@ -122,6 +122,22 @@ public final class ModelTests {
   }
 
   /**
+   * {@code sha256:} of a normalised model's hash and the tests' text: what {@code status.testedKey}
+   * records, so that a model and tests that were run together are not run again.
+   */
+  public static String key(String modelHash, String testsText) {
+    try {
+      byte[] digest =
+          java.security.MessageDigest.getInstance("SHA-256")
+              .digest(
+                  (modelHash + "\n" + testsText).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      return "sha256:" + java.util.HexFormat.of().formatHex(digest);
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every JVM has SHA-256", e);
+    }
+  }
+
+  /**
    * Runs the tests against {@code model}, each in a scratch store named {@code scratchName};
    * returns the first failed assertion, or empty when all pass. Each scratch store is deleted in
    * every case (one that cannot be is logged).

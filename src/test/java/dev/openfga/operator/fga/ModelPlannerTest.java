@@ -94,22 +94,4 @@ class ModelPlannerTest {
     assertThat(ModelPlanner.history(known, a, 10)).containsExactly(c, b);
     assertThat(ModelPlanner.history(known, a, 0)).containsExactly(c);
   }
-
-  @Test
-  void onlyAWriteOrAnotherIdChangesThePublishedIdAndSoRunsTheTests() {
-    Known known = new Known(Optional.of(new Entry("h1", "M1")), List.of());
-    assertThat(ModelPlanner.changesPublishedId(new Plan.Write(), known)).isTrue();
-    assertThat(
-            ModelPlanner.changesPublishedId(new Plan.Use("M2", "revert", Optional.empty()), known))
-        .isTrue();
-    assertThat(
-            ModelPlanner.changesPublishedId(
-                new Plan.Use("M1", "unchanged", Optional.of("M9")), known))
-        .isFalse();
-    assertThat(
-            ModelPlanner.changesPublishedId(
-                new Plan.Use("M1", "adopted", Optional.empty()),
-                new Known(Optional.empty(), List.of())))
-        .isTrue();
-  }
 }

@@ -50,4 +50,14 @@ final class TestStores {
         .withName(name)
         .get();
   }
+
+  /** The FGAModel {@code name} as the API server has it now, or null. */
+  static FGAModel getModel(MockCluster cluster, String name) {
+    return cluster
+        .client()
+        .resources(FGAModel.class)
+        .inNamespace(MockCluster.NS)
+        .withName(name)
+        .get();
+  }
 }

@@ -362,7 +362,11 @@ class ModelIT {
         .contains(good + " stays published");
     assertThat(get("tested").getStatus().getModelId()).isEqualTo(good);
     assertThat(modelCount(storeId)).isEqualTo(1);
-    // each run deletes its scratch store (the status patch makes one more run: wait it out)
+    // the pair of model and tests that failed is kept through the CRD's schema (pruned fields
+    // would make every look test it again)
+    assertThat(get("tested").getStatus().getTestedKey()).startsWith("sha256:");
+    assertThat(get("tested").getStatus().getTestsFailure()).contains("owners can view");
+    // its scratch store is deleted
     await()
         .atMost(Duration.ofSeconds(30))
         .untilAsserted(

@@ -16,8 +16,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The part of the OpenFGA HTTP API the FGAStore and FGAModel controllers use, in memory: stores
- * (list, get, create, delete) and their authorization models (list, write). For {@link
- * FakeOpenFga}.
+ * (list, get, create, delete), their authorization models (list, write), tuples written (and
+ * forgotten) and checks that all answer {@link #allowed}. For {@link FakeOpenFga}.
  */
 public final class InMemoryOpenFga implements HttpHandler {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -29,6 +29,12 @@ public final class InMemoryOpenFga implements HttpHandler {
   private final Map<String, List<ObjectNode>> models = new ConcurrentHashMap<>();
 
   private final AtomicInteger ids = new AtomicInteger();
+
+  /** Stores created so far (the operator's and its tests' scratch stores). */
+  public final AtomicInteger created = new AtomicInteger();
+
+  /** What every check answers. */
+  public volatile boolean allowed = true;
 
   @Override
   public void handle(HttpExchange exchange) throws IOException {
@@ -42,9 +48,10 @@ public final class InMemoryOpenFga implements HttpHandler {
       stores.forEach((i, name) -> list.addObject().put("id", i).put("name", name));
     } else if (id == null && method.equals("POST")) {
       String name = JSON.readTree(exchange.getRequestBody()).path("name").asText();
-      String created = newId();
-      stores.put(created, name);
-      body.put("id", created).put("name", name);
+      String id2 = newId();
+      stores.put(id2, name);
+      created.incrementAndGet();
+      body.put("id", id2).put("name", name);
       status = 201;
     } else if (!stores.containsKey(id)) {
       status = 404;
@@ -64,6 +71,11 @@ public final class InMemoryOpenFga implements HttpHandler {
       models.computeIfAbsent(id, k -> new CopyOnWriteArrayList<>()).add(0, model);
       body.put("authorization_model_id", written);
       status = 201;
+    } else if (path[2].equals("write") && method.equals("POST")) {
+      exchange.getRequestBody().readAllBytes();
+    } else if (path[2].equals("check") && method.equals("POST")) {
+      exchange.getRequestBody().readAllBytes();
+      body.put("allowed", allowed);
     } else {
       status = 404;
     }

@@ -1,0 +1,141 @@
+package dev.openfga.operator.fga;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.openfga.operator.testing.FakeOpenFga;
+import dev.openfga.operator.testing.InMemoryOpenFga;
+import dev.openfga.operator.testing.MockCluster;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import java.io.IOException;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * An FGAModel's tests in the real operator against the mock API server and an in-memory OpenFGA
+ * whose checks all answer "allowed": each pair of model and tests runs once (a scratch store each
+ * time), whatever the number of looks.
+ */
+class ModelTestsScenarioTest {
+  private static final Duration WAIT = Duration.ofSeconds(20);
+  private static final String DSL =
+      "model\n  schema 1.1\ntype user\ntype doc\n  relations\n    define viewer: [user]\n";
+  private static final String TESTS =
+      """
+      - name: anne views doc 1
+        tuples:
+          - {user: "user:anne", relation: viewer, object: "doc:1"}
+        check:
+          - user: user:anne
+            object: doc:1
+            assertions: {viewer: EXPECTED}
+      """;
+
+  private MockCluster cluster;
+  private final InMemoryOpenFga api = new InMemoryOpenFga();
+  private FakeOpenFga openfga;
+
+  @BeforeEach
+  void start() throws IOException {
+    cluster = new MockCluster();
+    openfga = new FakeOpenFga(cluster, api);
+  }
+
+  @AfterEach
+  void stop() {
+    cluster.close();
+    openfga.close();
+  }
+
+  private Condition ready() {
+    FGAModel m =
+        cluster
+            .client()
+            .resources(FGAModel.class)
+            .inNamespace(MockCluster.NS)
+            .withName("app")
+            .get();
+    return m == null || m.getStatus() == null
+        ? null
+        : m.getStatus().getConditions().stream()
+            .filter(c -> c.getType().equals("Ready"))
+            .findFirst()
+            .orElse(null);
+  }
+
+  private void editTests(String tests) {
+    cluster
+        .client()
+        .resources(FGAModel.class)
+        .inNamespace(MockCluster.NS)
+        .withName("app")
+        .edit(
+            m -> {
+              m.getSpec().setTests(tests);
+              return m;
+            });
+  }
+
+  @Test
+  void failingTestsRunOnceAndAChangeToTheTestsAloneRunsThemAgain() throws Exception {
+    TestStores.create(cluster, "app", "app", "http://127.0.0.1:" + openfga.port());
+    await().atMost(WAIT).until(() -> api.created.get() == 1);
+    FGAModel model = new FGAModel();
+    model.setMetadata(
+        new ObjectMetaBuilder().withName("app").withNamespace(MockCluster.NS).build());
+    FGAModel.Spec spec = new FGAModel.Spec();
+    spec.setStoreRef(new FGAStore.NameRef("app"));
+    spec.setModel(DSL);
+    // every check answers allowed: expecting false fails
+    spec.setTests(TESTS.replace("EXPECTED", "false"));
+    model.setSpec(spec);
+    cluster.client().resources(FGAModel.class).inNamespace(MockCluster.NS).resource(model).create();
+
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> assertThat(ready()).extracting(Condition::getReason).isEqualTo("TestsFailed"));
+    assertThat(ready().getMessage()).contains("anne views doc 1").contains("nothing is published");
+    // the store and one scratch store; looks after the failure (its own status write, a label)
+    // run nothing again
+    assertThat(api.created).hasValue(2);
+    cluster
+        .client()
+        .resources(FGAModel.class)
+        .inNamespace(MockCluster.NS)
+        .withName("app")
+        .edit(
+            m -> {
+              m.getMetadata().setLabels(java.util.Map.of("looked-at", "again"));
+              return m;
+            });
+    Thread.sleep(3000);
+    assertThat(api.created).hasValue(2);
+    assertThat(ready().getReason()).isEqualTo("TestsFailed");
+
+    // the tests alone change: they run against the same model, pass, and the model is written
+    editTests(TESTS.replace("EXPECTED", "true"));
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> assertThat(ready()).extracting(Condition::getStatus).isEqualTo("True"));
+    assertThat(api.created).hasValue(3);
+    FGAModel.Status status = TestStores.getModel(cluster, "app").getStatus();
+    assertThat(status.getTestedKey()).startsWith("sha256:");
+    assertThat(status.getTestsFailure()).isNull();
+
+    // tests that fail for the model already published: it stays published, the FGAModel says so
+    editTests(TESTS.replace("EXPECTED", "false").replace("anne views", "anne still views"));
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> assertThat(ready()).extracting(Condition::getReason).isEqualTo("TestsFailed"));
+    assertThat(ready().getMessage())
+        .contains("anne still views")
+        .contains("model " + status.getModelId() + " stays published");
+    assertThat(api.created).hasValue(4);
+  }
+}
