@@ -104,13 +104,7 @@ class ModelScenarioTest {
   }
 
   private FGAModel.Status status() {
-    FGAModel m =
-        cluster
-            .client()
-            .resources(FGAModel.class)
-            .inNamespace(MockCluster.NS)
-            .withName("app")
-            .get();
+    FGAModel m = TestStores.getModel(cluster, "app");
     return m == null ? null : m.getStatus();
   }
 
@@ -240,18 +234,14 @@ class ModelScenarioTest {
                 .build())
         .create();
     applyStoreAndModel(null);
-    cluster
-        .client()
-        .resources(FGAModel.class)
-        .inNamespace(MockCluster.NS)
-        .withName("app")
-        .edit(
-            m -> {
-              FGAModel.ModelFrom from = new FGAModel.ModelFrom();
-              from.setConfigMapKeyRef(new FGAModel.KeyRef("authz", "model.fga"));
-              m.getSpec().setModelFrom(from);
-              return m;
-            });
+    TestStores.editModel(
+        cluster,
+        "app",
+        m -> {
+          FGAModel.ModelFrom from = new FGAModel.ModelFrom();
+          from.setConfigMapKeyRef(new FGAModel.KeyRef("authz", "model.fga"));
+          m.getSpec().setModelFrom(from);
+        });
     await().atMost(WAIT).until(() -> status() != null && status().getModelId() != null);
     assertThat(writes).hasValue(1);
     assertThat(models.get(0).path("type_definitions").size()).isEqualTo(2);

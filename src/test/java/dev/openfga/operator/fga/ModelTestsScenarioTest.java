@@ -51,13 +51,7 @@ class ModelTestsScenarioTest {
   }
 
   private Condition ready() {
-    FGAModel m =
-        cluster
-            .client()
-            .resources(FGAModel.class)
-            .inNamespace(MockCluster.NS)
-            .withName("app")
-            .get();
+    FGAModel m = TestStores.getModel(cluster, "app");
     return m == null || m.getStatus() == null
         ? null
         : m.getStatus().getConditions().stream()
@@ -66,17 +60,12 @@ class ModelTestsScenarioTest {
             .orElse(null);
   }
 
+  private void edit(java.util.function.Consumer<FGAModel> change) {
+    TestStores.editModel(cluster, "app", change);
+  }
+
   private void editTests(String tests) {
-    cluster
-        .client()
-        .resources(FGAModel.class)
-        .inNamespace(MockCluster.NS)
-        .withName("app")
-        .edit(
-            m -> {
-              m.getSpec().setTests(tests);
-              return m;
-            });
+    edit(m -> m.getSpec().setTests(tests));
   }
 
   @Test
@@ -102,16 +91,7 @@ class ModelTestsScenarioTest {
     // the store and one scratch store; looks after the failure (its own status write, a label)
     // run nothing again
     assertThat(api.created).hasValue(2);
-    cluster
-        .client()
-        .resources(FGAModel.class)
-        .inNamespace(MockCluster.NS)
-        .withName("app")
-        .edit(
-            m -> {
-              m.getMetadata().setLabels(java.util.Map.of("looked-at", "again"));
-              return m;
-            });
+    edit(m -> m.getMetadata().setLabels(java.util.Map.of("looked-at", "again")));
     Thread.sleep(3000);
     assertThat(api.created).hasValue(2);
     assertThat(ready().getReason()).isEqualTo("TestsFailed");

@@ -60,4 +60,19 @@ final class TestStores {
         .withName(name)
         .get();
   }
+
+  /** Changes the FGAModel {@code name} on the API server. */
+  static void editModel(
+      MockCluster cluster, String name, java.util.function.Consumer<FGAModel> change) {
+    cluster
+        .client()
+        .resources(FGAModel.class)
+        .inNamespace(MockCluster.NS)
+        .withName(name)
+        .edit(
+            m -> {
+              change.accept(m);
+              return m;
+            });
+  }
 }
