@@ -182,10 +182,14 @@ public final class ModelJson {
   }
 
   private static String hash(JsonNode normal) {
+    return sha256(normal.toString());
+  }
+
+  /** {@code sha256:<hex>} of {@code text} (UTF-8): the form of every hash an FGAModel records. */
+  static String sha256(String text) {
     try {
       byte[] digest =
-          MessageDigest.getInstance("SHA-256")
-              .digest(normal.toString().getBytes(StandardCharsets.UTF_8));
+          MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
       return "sha256:" + HexFormat.of().formatHex(digest);
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);

@@ -126,15 +126,7 @@ public final class ModelTests {
    * records, so that a model and tests that were run together are not run again.
    */
   public static String key(String modelHash, String testsText) {
-    try {
-      byte[] digest =
-          java.security.MessageDigest.getInstance("SHA-256")
-              .digest(
-                  (modelHash + "\n" + testsText).getBytes(java.nio.charset.StandardCharsets.UTF_8));
-      return "sha256:" + java.util.HexFormat.of().formatHex(digest);
-    } catch (java.security.NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every JVM has SHA-256", e);
-    }
+    return ModelJson.sha256(modelHash + "\n" + testsText);
   }
 
   /**
