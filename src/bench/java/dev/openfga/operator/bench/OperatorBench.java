@@ -563,6 +563,16 @@ public final class OperatorBench {
       }
       flags = flags.stream().filter(f -> !f.equals("+AOT") && !f.equals("+CDS")).toList();
       String jdk = jdkAndFlags[0];
+      if (jdk.equals("image")) {
+        // the image as it ships (its runtime, jvm.options, AOT cache), then these flags
+        Variant image = image(prefix.isEmpty() ? label : prefix + "-" + label, jar);
+        return new Variant(
+            prefix.isEmpty() ? label : prefix + ":" + label,
+            image.home,
+            concat(image.flags, flags),
+            Cache.NONE,
+            image.jar);
+      }
       if (jdk.startsWith("image")) {
         // image17 / image25: the image's flags and the container's size, then these flags.
         flags = concat(concat(imageFlags(Integer.parseInt(jdk.substring(5))), container), flags);

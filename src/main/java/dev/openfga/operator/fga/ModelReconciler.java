@@ -164,7 +164,7 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
         } else {
           failed =
               ModelTests.run(
-                  api, "fgamodel-test-" + desired.hash().substring(7, 19), desired.json(), tests);
+                  api, ModelTests.scratchName(model.getMetadata().getUid()), desired.json(), tests);
           next.setTestedKey(key);
           next.setTestsFailure(failed.orElse(null));
         }

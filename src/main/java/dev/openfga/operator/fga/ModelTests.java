@@ -130,12 +130,27 @@ public final class ModelTests {
   }
 
   /**
+   * The name of an FGAModel's scratch stores: its uid, so that what an earlier run of the same
+   * FGAModel's tests left behind (a crash, a lost create answer, a failed delete) is found by name
+   * and nothing else is; the same FGAModel's tests never run twice at once.
+   */
+  public static String scratchName(String modelUid) {
+    return "fgamodel-test-" + modelUid;
+  }
+
+  /**
    * Runs the tests against {@code model}, each in a scratch store named {@code scratchName};
-   * returns the first failed assertion, or empty when all pass. Each scratch store is deleted in
-   * every case (one that cannot be is logged).
+   * returns the first failed assertion, or empty when all pass. Stores of that name an earlier run
+   * left are deleted first, and each scratch store afterwards in every case (one that cannot be is
+   * logged, and deleted at the next run).
    */
   public static Optional<String> run(FgaApi api, String scratchName, JsonNode model, JsonNode tests)
       throws IOException, InterruptedException {
+    for (FgaApi.Store left : api.storesNamed(scratchName)) {
+      api.deleteStore(left.id());
+      LOG.atInfo().log(
+          "deleted the scratch store {} ({}) an earlier run left", left.id(), scratchName);
+    }
     int index = 0;
     for (JsonNode test : tests) {
       index++;
@@ -175,8 +190,8 @@ public final class ModelTests {
         // the test's outcome stands; the scratch store is left, and said so
         LOG.atWarn()
             .log(
-                "could not delete the scratch store {} ({}) of a model's tests: {}; delete it on"
-                    + " the OpenFGA server",
+                "could not delete the scratch store {} ({}) of a model's tests: {}; the next run"
+                    + " of these tests deletes it",
                 scratch.id(),
                 scratchName,
                 e.getMessage());

@@ -118,4 +118,53 @@ class ModelTestsScenarioTest {
         .contains("model " + status.getModelId() + " stays published");
     assertThat(api.created).hasValue(4);
   }
+
+  @Test
+  void aScratchStoreAnEarlierRunLeftIsDeletedAndNoOtherStore() throws Exception {
+    TestStores.create(cluster, "app", "app", "http://127.0.0.1:" + openfga.port());
+    await().atMost(WAIT).until(() -> api.created.get() == 1);
+    // the FGAModel is made without its tests first, to learn its uid
+    FGAModel model = new FGAModel();
+    model.setMetadata(
+        new ObjectMetaBuilder().withName("app").withNamespace(MockCluster.NS).build());
+    FGAModel.Spec spec = new FGAModel.Spec();
+    spec.setStoreRef(new FGAStore.NameRef("app"));
+    spec.setModel(DSL);
+    model.setSpec(spec);
+    String uid =
+        cluster
+            .client()
+            .resources(FGAModel.class)
+            .inNamespace(MockCluster.NS)
+            .resource(model)
+            .create()
+            .getMetadata()
+            .getUid();
+    assertThat(uid).isNotBlank();
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> assertThat(ready()).extracting(Condition::getStatus).isEqualTo("True"));
+    // what a crash during an earlier run of its tests left, another FGAModel's, a user's store
+    api.stores.put("left-1", ModelTests.scratchName(uid));
+    api.stores.put("other-1", ModelTests.scratchName("00000000-0000-0000-0000-000000000001"));
+    api.stores.put("user-1", "fgamodel-test-");
+
+    editTests(TESTS.replace("EXPECTED", "true"));
+    await().atMost(WAIT).untilAsserted(() -> assertThat(api.stores).doesNotContainKey("left-1"));
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () ->
+                assertThat(TestStores.getModel(cluster, "app").getStatus().getTestedKey())
+                    .startsWith("sha256:"));
+    assertThat(ready().getStatus()).isEqualTo("True");
+    // its own scratch store was created and deleted; nothing else was touched
+    assertThat(api.created).hasValue(2);
+    assertThat(api.stores.values())
+        .containsExactlyInAnyOrder(
+            "app",
+            ModelTests.scratchName("00000000-0000-0000-0000-000000000001"),
+            "fgamodel-test-");
+  }
 }

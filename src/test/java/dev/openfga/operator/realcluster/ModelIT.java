@@ -8,6 +8,7 @@ import dev.openfga.operator.fga.FGAModel;
 import dev.openfga.operator.fga.FGAStore;
 import dev.openfga.operator.fga.FgaApi;
 import dev.openfga.operator.fga.ModelJson;
+import dev.openfga.operator.fga.ModelTests;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
@@ -341,6 +342,11 @@ class ModelIT {
     model("tested", "tested", V1, TESTS_PASS, null);
     awaitReady("tested", null);
     String good = get("tested").getStatus().getModelId();
+    // what a crash during an earlier run of its tests would have left, and another FGAModel's
+    String left =
+        fga.createStore(ModelTests.scratchName(get("tested").getMetadata().getUid())).id();
+    String others =
+        fga.createStore(ModelTests.scratchName("00000000-0000-0000-0000-000000000001")).id();
     // V2 with owner no longer implying viewer: the test's first check fails
     String broken = V2.replace("define viewer: [user] or owner", "define viewer: [user]");
     edit(
@@ -366,14 +372,20 @@ class ModelIT {
     // would make every look test it again)
     assertThat(get("tested").getStatus().getTestedKey()).startsWith("sha256:");
     assertThat(get("tested").getStatus().getTestsFailure()).contains("owners can view");
-    // its scratch store is deleted
+    // its scratch stores are deleted, the one left earlier too; another FGAModel's is not
     await()
         .atMost(Duration.ofSeconds(30))
         .untilAsserted(
             () ->
                 assertThat(fga.listStores())
-                    .extracting(FgaApi.Store::name)
-                    .noneMatch(n -> n.startsWith("fgamodel-test-")));
+                    .extracting(FgaApi.Store::id)
+                    .doesNotContain(left)
+                    .contains(others));
+    assertThat(fga.listStores())
+        .filteredOn(s -> s.name().startsWith("fgamodel-test-"))
+        .extracting(FgaApi.Store::id)
+        .containsExactly(others);
+    fga.deleteStore(others);
   }
 
   @Test
