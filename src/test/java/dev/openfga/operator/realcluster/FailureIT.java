@@ -3,11 +3,17 @@ package dev.openfga.operator.realcluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.openfga.operator.status.StatusCommand;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.apps.DeploymentCondition;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -110,6 +116,38 @@ class FailureIT {
     String uri = db.ownerUri().replace(db.password(), "open%zz" + db.password());
     OpenFgaView openfga = install("malformed", uri);
     DeploymentCondition failed = awaitFailed(openfga);
+    // what `openfga-operator status` shows at 2 a.m., read from the real API server: the Job
+    // controller's failed Job (kept 5 s here), the operator's Warning among the namespace's Events
+    await()
+        .atMost(Duration.ofSeconds(4))
+        .untilAsserted(
+            () -> {
+              JsonNode row = openfga.status();
+              assertThat(row.path("desiredVersion").asText()).isEqualTo(Binaries.OLD_OPENFGA);
+              assertThat(row.path("migratedVersion").isNull()).isTrue();
+              assertThat(row.path("state").asText()).isIn("FAILED", "COOLDOWN");
+              assertThat(row.path("job").path("name").asText()).isEqualTo(openfga.jobName());
+              assertThat(row.path("job").path("status").asText()).isEqualTo("failed");
+              assertThat(row.path("job").path("managed").asBoolean()).isTrue();
+              assertThat(row.path("lastEvent").path("reason").asText())
+                  .isEqualTo("MigrationFailed");
+              assertThat(row.path("lastEvent").path("type").asText()).isEqualTo("Warning");
+              assertThat(row.path("lastEvent").path("message").asText())
+                  .contains("invalid database uri");
+              assertThat(row.toString()).doesNotContain(db.password());
+            });
+    StringWriter table = new StringWriter();
+    int exit =
+        new StatusCommand(cluster.client(), Clock.systemUTC())
+            .run(
+                List.of("-n", cluster.namespace()),
+                new PrintWriter(table, true),
+                new PrintWriter(new StringWriter(), true));
+    assertThat(exit).isZero();
+    assertThat(table.toString())
+        .contains("malformed")
+        .contains("MigrationFailed")
+        .doesNotContain(db.password());
     assertThat(failed.getMessage())
         .contains("invalid database uri")
         .contains("postgres://" + db.owner() + ":***@")

@@ -3,6 +3,7 @@ package dev.openfga.operator.realcluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.DeletionPropagation;
 import java.time.Duration;
 import org.junit.jupiter.api.BeforeAll;
@@ -79,6 +80,19 @@ class InstallAndUpgradeIT {
         .isEqualTo(1);
     assertThat(openfga.replicas()).isEqualTo(2);
     assertThat(openfga.condition("MigrationFailed")).isEmpty();
+    // `openfga-operator status` after the upgrade, read from the real API server
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () -> {
+              JsonNode row = openfga.status();
+              assertThat(row.path("desiredVersion").asText()).isEqualTo(Binaries.NEW_OPENFGA);
+              assertThat(row.path("migratedVersion").asText()).isEqualTo(Binaries.NEW_OPENFGA);
+              assertThat(row.path("state").asText()).isEqualTo("UP_TO_DATE");
+              assertThat(row.path("job").path("status").asText()).isEqualTo("complete");
+              assertThat(row.path("lastEvent").path("reason").asText())
+                  .isEqualTo("MigrationSucceeded");
+            });
     // the real API server's watch events of the operator's own Job create and record patch were
     // told from everyone else's (Echoes: the resourceVersion each write's answer gave) and woke
     // no reconcile

@@ -1,5 +1,8 @@
 package dev.openfga.operator.realcluster;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.openfga.operator.status.StatusCommand;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
@@ -8,6 +11,11 @@ import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.time.Clock;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -57,6 +65,34 @@ record OpenFgaView(KubernetesClient client, String namespace, String name) {
         && version.equals(job.getMetadata().getAnnotations().get("openfga.dev/desired-version"))
         && job.getStatus() != null
         && Integer.valueOf(1).equals(job.getStatus().getReady());
+  }
+
+  /**
+   * Its row of {@code openfga-operator status -n <namespace> -o json}, the command a person runs,
+   * against the real API server.
+   */
+  JsonNode status() {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    int exit =
+        new StatusCommand(client, Clock.systemUTC())
+            .run(
+                List.of("-n", namespace, "-o", "json"),
+                new PrintWriter(out, true),
+                new PrintWriter(err, true));
+    if (exit != 0) {
+      throw new AssertionError("status exited with " + exit + ": " + err);
+    }
+    try {
+      for (JsonNode row : new ObjectMapper().readTree(out.toString())) {
+        if (row.path("deployment").asText().equals(name)) {
+          return row;
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    throw new AssertionError("no status row for " + name + " in " + out);
   }
 
   /** The Job's name, shortened for long Deployment names as the operator does. */
