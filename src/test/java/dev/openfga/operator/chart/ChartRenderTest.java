@@ -330,6 +330,9 @@ class ChartRenderTest {
     }
     assertThat(chart().values("dryRun: true\nreplicaCount: 2\n").renderError())
         .contains("replicaCount is 2 but dryRun is true");
+    // the operator refuses --dry-run with --stores-and-models at start-up: a crash loop
+    assertThat(chart().values("dryRun: true\nstoresAndModels:\n  enabled: true\n").renderError())
+        .contains("storesAndModels.enabled cannot be combined with dryRun");
   }
 
   @Test
@@ -421,7 +424,8 @@ class ChartRenderTest {
         .contains("kubectl -n openfga get jobs -l app.kubernetes.io/managed-by=openfga-operator")
         .contains("MigrationFailed")
         .contains("<name>-migration-status")
-        .contains("retries every 60s");
+        .contains("the later of the cooldown (60s) and the")
+        .contains("failed Job's retention (300s after it finished)");
   }
 
   @Test

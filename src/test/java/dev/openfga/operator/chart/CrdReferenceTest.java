@@ -13,6 +13,8 @@ import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -62,6 +64,45 @@ class CrdReferenceTest {
     out.put(path, schema.getType());
     if (schema.getProperties() != null) {
       schema.getProperties().forEach((k, v) -> walk(path + "." + k, v, out));
+    }
+  }
+
+  /**
+   * path → what the reference must say of the field's constraints: {@code required}, and its length
+   * ({@code 1 to 253 characters}, {@code at most 2048 characters}).
+   */
+  private static Map<String, List<String>> constraints(CustomResourceDefinition crd) {
+    JSONSchemaProps root = crd.getSpec().getVersions().get(0).getSchema().getOpenAPIV3Schema();
+    Map<String, List<String>> out = new TreeMap<>();
+    for (String top : new String[] {"spec", "status"}) {
+      constraints(top, root.getProperties().get(top), root.getRequired().contains(top), out);
+    }
+    return out;
+  }
+
+  private static void constraints(
+      String path, JSONSchemaProps schema, boolean required, Map<String, List<String>> out) {
+    List<String> said = new ArrayList<>();
+    if (required) {
+      said.add("required");
+    }
+    if (schema.getMaxLength() != null) {
+      said.add(
+          schema.getMinLength() != null
+              ? schema.getMinLength() + " to " + schema.getMaxLength() + " characters"
+              : "at most " + schema.getMaxLength() + " characters");
+    }
+    out.put(path, said);
+    JSONSchemaProps holder = schema;
+    String prefix = path;
+    if ("array".equals(schema.getType())) {
+      holder = schema.getItems().getSchema();
+      prefix = path + "[]";
+    }
+    if (holder.getProperties() != null) {
+      List<String> req = holder.getRequired() == null ? List.of() : holder.getRequired();
+      String p = prefix;
+      holder.getProperties().forEach((k, v) -> constraints(p + "." + k, v, req.contains(k), out));
     }
   }
 
@@ -130,15 +171,27 @@ class CrdReferenceTest {
           doc.substring(
               doc.indexOf("<!-- " + kind + ":start -->"), doc.indexOf("<!-- " + kind + ":end -->"));
       Map<String, String> documented = new TreeMap<>();
+      Map<String, String> rows = new TreeMap<>();
       for (String line : section.lines().toList()) {
         Matcher row = ROW.matcher(line);
         if (row.matches()) {
           assertThat(documented.put(row.group(1), row.group(2)))
               .as("twice: " + row.group(1))
               .isNull();
+          rows.put(row.group(1), line);
         }
       }
       assertThat(documented).as(kind).containsExactlyEntriesOf(schemaFields(crd(kind)));
+      constraints(crd(kind))
+          .forEach(
+              (field, said) -> {
+                for (String words : said) {
+                  assertThat(rows.get(field)).as(kind + " " + field).contains(words);
+                }
+                if (!said.contains("required")) {
+                  assertThat(rows.get(field)).as(kind + " " + field).doesNotContain("required");
+                }
+              });
     }
   }
 }

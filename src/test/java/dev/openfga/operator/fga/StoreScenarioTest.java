@@ -3,23 +3,15 @@ package dev.openfga.operator.fga;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.HttpExchange;
 import dev.openfga.operator.testing.FakeOpenFga;
+import dev.openfga.operator.testing.InMemoryOpenFga;
 import dev.openfga.operator.testing.MockCluster;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -30,79 +22,22 @@ import org.junit.jupiter.api.Test;
  */
 class StoreScenarioTest {
   private static final Duration WAIT = Duration.ofSeconds(20);
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   private MockCluster cluster;
   private FakeOpenFga openfga;
-  private final Map<String, String> stores = new ConcurrentHashMap<>();
-  private final AtomicInteger ids = new AtomicInteger();
+  private final InMemoryOpenFga api = new InMemoryOpenFga();
+  private final Map<String, String> stores = api.stores;
 
   @BeforeEach
   void start() throws IOException {
     cluster = new MockCluster();
-    openfga = new FakeOpenFga(cluster, this::serve);
+    openfga = new FakeOpenFga(cluster, api);
   }
 
   @AfterEach
   void stop() {
     cluster.close();
     openfga.close();
-  }
-
-  /** DELETE requests answered 503 before the server deletes again. */
-  private final AtomicInteger failingDeletes = new AtomicInteger();
-
-  /**
-   * When set, each look-up of the stores ({@code GET /stores}) waits until this many have arrived,
-   * or 2 s: two look-ups the operator sends at once are answered at once.
-   */
-  private volatile CountDownLatch lookups;
-
-  private void serve(HttpExchange exchange) throws IOException {
-    String path = exchange.getRequestURI().getPath();
-    String method = exchange.getRequestMethod();
-    int status = 200;
-    ObjectNode body = JSON.createObjectNode();
-    if (method.equals("DELETE") && failingDeletes.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
-      exchange.sendResponseHeaders(503, -1);
-      exchange.close();
-      return;
-    }
-    if (path.equals("/stores") && method.equals("GET")) {
-      CountDownLatch held = lookups;
-      if (held != null) {
-        held.countDown();
-        try {
-          held.await(2, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-      }
-      ArrayNode list = body.putArray("stores");
-      stores.forEach((id, name) -> list.addObject().put("id", id).put("name", name));
-    } else if (path.equals("/stores") && method.equals("POST")) {
-      String name = JSON.readTree(exchange.getRequestBody()).path("name").asText();
-      String id = String.format("01HVMMBCMGZNT3SED4Z17E%04d", ids.incrementAndGet());
-      stores.put(id, name);
-      body.put("id", id).put("name", name);
-      status = 201;
-    } else {
-      String id = path.substring("/stores/".length());
-      if (!stores.containsKey(id)) {
-        status = 404;
-        body.put("code", "store_id_not_found");
-      } else if (method.equals("DELETE")) {
-        stores.remove(id);
-        status = 204;
-      } else {
-        body.put("id", id).put("name", stores.get(id));
-      }
-    }
-    byte[] out = status == 204 ? new byte[0] : body.toString().getBytes(StandardCharsets.UTF_8);
-    exchange.sendResponseHeaders(status, out.length == 0 ? -1 : out.length);
-    try (OutputStream o = exchange.getResponseBody()) {
-      o.write(out);
-    }
   }
 
   private FGAStore apply(String name, String storeName) {
@@ -144,7 +79,7 @@ class StoreScenarioTest {
   void twoFGAStoresOfOneStoreNameCreateOneStoreAndTheOtherAdoptsIt() {
     // without the operator's lock on the name both look-ups would meet here, find no store and
     // both create one; the second spells the server's URL another way
-    lookups = new CountDownLatch(2);
+    api.lookups = new CountDownLatch(2);
     apply("first", "shared");
     TestStores.create(cluster, "second", "shared", "http://127.0.0.1:" + openfga.port() + "/");
     await()
@@ -216,7 +151,7 @@ class StoreScenarioTest {
     assertThat(stores).hasSize(1);
 
     // the first try (FgaApi's four attempts) is refused; the next, 10 s later, deletes
-    failingDeletes.set(FgaApi.ATTEMPTS);
+    api.failingDeletes.set(FgaApi.ATTEMPTS);
     cluster.client().secrets().inNamespace(MockCluster.NS).withName("key").delete();
     cluster.client().resources(FGAStore.class).inNamespace(MockCluster.NS).withName("app").delete();
 

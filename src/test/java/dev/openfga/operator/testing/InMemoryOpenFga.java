@@ -12,12 +12,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The part of the OpenFGA HTTP API the FGAStore and FGAModel controllers use, in memory: stores
  * (list, get, create, delete), their authorization models (list, write), tuples written (and
- * forgotten) and checks that all answer {@link #allowed}. For {@link FakeOpenFga}.
+ * forgotten) and checks that all answer {@link #allowed}; deletes that fail, and look-ups held
+ * until several have arrived. For {@link FakeOpenFga}.
  */
 public final class InMemoryOpenFga implements HttpHandler {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -36,6 +39,15 @@ public final class InMemoryOpenFga implements HttpHandler {
   /** What every check answers. */
   public volatile boolean allowed = true;
 
+  /** DELETE requests still to be answered 503 before the server deletes again. */
+  public final AtomicInteger failingDeletes = new AtomicInteger();
+
+  /**
+   * When set, each look-up of the stores ({@code GET /stores}) waits until this many have arrived,
+   * or 2 s: two look-ups the operator sends at once are answered at once.
+   */
+  public volatile CountDownLatch lookups;
+
   @Override
   public void handle(HttpExchange exchange) throws IOException {
     String[] path = exchange.getRequestURI().getPath().replaceAll("^/+", "").split("/");
@@ -43,7 +55,21 @@ public final class InMemoryOpenFga implements HttpHandler {
     int status = 200;
     ObjectNode body = JSON.createObjectNode();
     String id = path.length > 1 ? path[1] : null;
+    if (method.equals("DELETE") && failingDeletes.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+      exchange.sendResponseHeaders(503, -1);
+      exchange.close();
+      return;
+    }
     if (id == null && method.equals("GET")) {
+      CountDownLatch held = lookups;
+      if (held != null) {
+        held.countDown();
+        try {
+          held.await(2, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
       ArrayNode list = body.putArray("stores");
       stores.forEach((i, name) -> list.addObject().put("id", i).put("name", name));
     } else if (id == null && method.equals("POST")) {
