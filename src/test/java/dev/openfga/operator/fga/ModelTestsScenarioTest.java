@@ -68,8 +68,8 @@ class ModelTestsScenarioTest {
     edit(m -> m.getSpec().setTests(tests));
   }
 
-  @Test
-  void failingTestsRunOnceAndAChangeToTheTestsAloneRunsThemAgain() throws Exception {
+  /** The FGAStore "app" (its store created), then the FGAModel "app" of it with these tests. */
+  private FGAModel createModel(String tests) {
     TestStores.create(cluster, "app", "app", "http://127.0.0.1:" + openfga.port());
     await().atMost(WAIT).until(() -> api.created.get() == 1);
     FGAModel model = new FGAModel();
@@ -78,10 +78,20 @@ class ModelTestsScenarioTest {
     FGAModel.Spec spec = new FGAModel.Spec();
     spec.setStoreRef(new FGAStore.NameRef("app"));
     spec.setModel(DSL);
-    // every check answers allowed: expecting false fails
-    spec.setTests(TESTS.replace("EXPECTED", "false"));
+    spec.setTests(tests);
     model.setSpec(spec);
-    cluster.client().resources(FGAModel.class).inNamespace(MockCluster.NS).resource(model).create();
+    return cluster
+        .client()
+        .resources(FGAModel.class)
+        .inNamespace(MockCluster.NS)
+        .resource(model)
+        .create();
+  }
+
+  @Test
+  void failingTestsRunOnceAndAChangeToTheTestsAloneRunsThemAgain() throws Exception {
+    // every check answers allowed: expecting false fails
+    createModel(TESTS.replace("EXPECTED", "false"));
 
     await()
         .atMost(WAIT)
@@ -121,25 +131,8 @@ class ModelTestsScenarioTest {
 
   @Test
   void aScratchStoreAnEarlierRunLeftIsDeletedAndNoOtherStore() throws Exception {
-    TestStores.create(cluster, "app", "app", "http://127.0.0.1:" + openfga.port());
-    await().atMost(WAIT).until(() -> api.created.get() == 1);
     // the FGAModel is made without its tests first, to learn its uid
-    FGAModel model = new FGAModel();
-    model.setMetadata(
-        new ObjectMetaBuilder().withName("app").withNamespace(MockCluster.NS).build());
-    FGAModel.Spec spec = new FGAModel.Spec();
-    spec.setStoreRef(new FGAStore.NameRef("app"));
-    spec.setModel(DSL);
-    model.setSpec(spec);
-    String uid =
-        cluster
-            .client()
-            .resources(FGAModel.class)
-            .inNamespace(MockCluster.NS)
-            .resource(model)
-            .create()
-            .getMetadata()
-            .getUid();
+    String uid = createModel(null).getMetadata().getUid();
     assertThat(uid).isNotBlank();
     await()
         .atMost(WAIT)
