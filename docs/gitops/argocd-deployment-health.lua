@@ -35,7 +35,7 @@ if migrated then
     hs.message = failed.message or "Database migration failed. Check migration job logs."
     local retryAfter = annotations["openfga.dev/migration-retry-after"]
     if retryAfter ~= nil and retryAfter ~= "" then
-      hs.message = hs.message .. " Next attempt after " .. retryAfter .. "."
+      hs.message = hs.message .. " No new attempt before " .. retryAfter .. "."
     end
     return hs
   end

@@ -63,7 +63,8 @@ public enum Flag {
       "DURATION",
       "60s",
       "Wait after a failed migration before the next attempt: a duration such as 90s, 2m or 1h30m,"
-          + " or plain seconds; at least 1s."),
+          + " or plain seconds; at least 1s. The next Job comes after the later of this and the"
+          + " failed Job's retention (--ttl-seconds-after-finished)."),
   FAILURE_LOG_LINES(
       "--failure-log-lines",
       "N",

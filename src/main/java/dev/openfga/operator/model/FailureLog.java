@@ -31,8 +31,15 @@ public final class FailureLog {
   /** What replaces a secret. */
   public static final String MASK = "***";
 
+  /**
+   * {@code scheme://user:} and everything up to the last {@code @} of the line: a password may hold
+   * spaces, quotes (printed by Go as {@code \"}), {@code %} and {@code @} itself, and Go's URL
+   * parser splits the user info at the last {@code @} too. More is masked than the password when
+   * the line has another {@code @} after the URI; never less.
+   */
   private static final Pattern USERINFO =
-      Pattern.compile("([A-Za-z][A-Za-z0-9+.-]*://)([^:/@\\s\"']*):([^@\\s\"']*)@");
+      Pattern.compile("([A-Za-z][A-Za-z0-9+.-]*://)([^:/@\\s\"']*):([^\\n]*)@");
+
   private static final Pattern PASSWORD =
       Pattern.compile("(?i)(password\\s*[=:]\\s*)('[^']*'|\"[^\"]*\"|[^\\s,;&]+)");
 

@@ -429,9 +429,9 @@ class ChartRbacTest {
   private static void awaitStoreAndModelThenDeleteTheStore(
       KubernetesClient h, InMemoryOpenFga api) {
     // the store waits for alpha's migration and the model for the store, each looking again
-    // every 10 s: about 20 s
+    // every 10 s: about 20 s (more on a loaded machine)
     await()
-        .atMost(Duration.ofSeconds(60))
+        .atMost(Duration.ofSeconds(120))
         .until(
             () ->
                 Optional.ofNullable(h.configMaps().inNamespace(WATCHED).withName("app-fga").get())

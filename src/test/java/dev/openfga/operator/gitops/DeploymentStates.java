@@ -71,7 +71,7 @@ final class DeploymentStates {
               "migration-failed-waiting-for-retry.yaml",
               "Degraded",
               "Database migration failed for version v1.9.0. Check migration job logs."
-                  + " Next attempt after 2026-03-02T10:16:00Z.",
+                  + " No new attempt before 2026-03-02T10:16:00Z.",
               "Failed"),
           new State(
               "an OpenFGA Deployment rolling out after a successful migration",

@@ -70,6 +70,32 @@ class FailureLogTest {
   }
 
   @Test
+  void masksPasswordsWithSpacesQuotesPercentAndAtSigns() {
+    // as openfga migrate prints a URI that Go's URL parser refuses: the whole URI, %q-quoted
+    for (String password :
+        new String[] {"my secret%", "pa\\\"ss", "p@ss%zz", "a:b@c d", "'quoted'"}) {
+      String line =
+          "Error: invalid database uri: parse \"postgres://openfga:"
+              + password
+              + "@db.example:5432/fga?sslmode=disable\": net/url: invalid userinfo";
+      assertThat(FailureLog.redact(line, List.of()))
+          .as(password)
+          .isEqualTo(
+              "Error: invalid database uri: parse \"postgres://openfga:***@db.example:5432/fga"
+                  + "?sslmode=disable\": net/url: invalid userinfo");
+    }
+    // a literal URI whose password holds an @: the whole password is a secret, not a part of it
+    var container =
+        new ContainerBuilder()
+            .addNewEnv()
+            .withName("OPENFGA_DATASTORE_URI")
+            .withValue("postgres://fga:p@ss word@db:5432/fga")
+            .endEnv()
+            .build();
+    assertThat(FailureLog.literalSecrets(container)).contains("p@ss word");
+  }
+
+  @Test
   void masksPasswordSettings() {
     assertThat(FailureLog.redact("dsn host=db user=u password=s3cret sslmode=disable", List.of()))
         .isEqualTo("dsn host=db user=u password=*** sslmode=disable");
