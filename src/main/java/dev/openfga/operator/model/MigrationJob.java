@@ -364,11 +364,15 @@ public final class MigrationJob {
     return engine.equals("memory") || engine.equals("sqlite");
   }
 
-  /** The literal value of the first {@code OPENFGA_DATASTORE_ENGINE}, if it has one. */
+  /**
+   * The literal value of the last {@code OPENFGA_DATASTORE_ENGINE}, if it has one: the last
+   * definition of a name wins in a pod, as the kubelet resolves it (a chart's default {@code
+   * memory} followed by a {@code postgres} added with extra variables runs postgres).
+   */
   public static Optional<String> literalEngine(Container container) {
     return list(container.getEnv()).stream()
         .filter(e -> Keys.ENGINE_ENV.equals(e.getName()))
-        .findFirst()
+        .reduce((first, last) -> last)
         .map(EnvVar::getValue);
   }
 

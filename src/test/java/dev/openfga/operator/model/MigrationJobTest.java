@@ -833,7 +833,7 @@ class MigrationJobTest {
     }
 
     @Test
-    void readsTheEngineFromTheFirstLiteralEngineVariable() {
+    void readsTheEngineFromTheLastEngineVariableAsThePodDoes() {
       Container literal =
           new ContainerBuilder()
               .withEnv(
@@ -846,7 +846,9 @@ class MigrationJobTest {
               .build();
       Container none = new ContainerBuilder().build();
 
-      assertThat(MigrationJob.literalEngine(literal)).contains("memory");
+      // a chart's default memory, then postgres added with extra variables: the pod runs postgres
+      assertThat(MigrationJob.literalEngine(literal)).contains("postgres");
+      assertThat(MigrationJob.needsNoJob(literal)).isFalse();
       assertThat(MigrationJob.literalEngine(fromSecret)).isEmpty();
       assertThat(MigrationJob.literalEngine(none)).isEmpty();
     }

@@ -483,10 +483,11 @@ class PlannerTest {
           Arguments.of("mysql", List.of(env("OPENFGA_DATASTORE_ENGINE", "mysql"))),
           Arguments.of("absent", List.of(env("OPENFGA_DATASTORE_URI", "postgres://db"))),
           Arguments.of(
-              "postgres first, memory second",
+              // the last definition wins in the pod: it runs postgres (upstream read the first)
+              "memory first, postgres second",
               List.of(
-                  env("OPENFGA_DATASTORE_ENGINE", "postgres"),
-                  env("OPENFGA_DATASTORE_ENGINE", "memory"))));
+                  env("OPENFGA_DATASTORE_ENGINE", "memory"),
+                  env("OPENFGA_DATASTORE_ENGINE", "postgres"))));
     }
 
     @ParameterizedTest(name = "engine {0}")
