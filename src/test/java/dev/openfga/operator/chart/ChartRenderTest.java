@@ -336,6 +336,15 @@ class ChartRenderTest {
   }
 
   @Test
+  void withoutLeaderElectionAnUpgradeNeverRunsTwoOperatorsAtOnce() {
+    Deployment without =
+        chart().values("leaderElection:\n  enabled: false\n").render().deployment();
+    assertThat(without.getSpec().getStrategy().getType()).isEqualTo("Recreate");
+    // with a Lease the new pod waits for it: the rolling update (Kubernetes' default) stays
+    assertThat(chart().render().deployment().getSpec().getStrategy()).isNull();
+  }
+
+  @Test
   void severalReplicasNeedLeaderElection() {
     assertThat(chart().values("replicaCount: 2\nleaderElection:\n  enabled: false\n").renderError())
         .contains("replicaCount is 2 but leaderElection.enabled is false");
