@@ -29,9 +29,11 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -174,6 +176,9 @@ final class StepRunner {
         done.add("re-owned " + status.getMetadata().getName());
       } else if (step instanceof Step.CreateJob s) {
         job = create(s.job(), ns, client.batch().v1().jobs().inNamespace(ns));
+        droppedPodReplacementPolicy(s.job(), job)
+            .filter(w -> !warnedOfDroppedPolicy.getAndSet(true))
+            .ifPresent(LOG::warn);
         own.jobCreated(job, o.now());
         metrics.started(deployment);
         done.add("created Job " + job.getMetadata().getName() + " for " + s.version());
@@ -298,6 +303,31 @@ final class StepRunner {
    * Creates the object; when its name is taken by an object the cache does not hold, reads that one
    * and hands it back to the reconcile ({@link NameTaken}) instead of retrying the create.
    */
+  /**
+   * Why the created Job lacks the {@code podReplacementPolicy} it was sent with, if it does: API
+   * servers before Kubernetes 1.29 (or with the JobPodReplacementPolicy feature gate off) drop the
+   * field, and a drained migration pod is then replaced while it still runs. Said once per process.
+   */
+  static Optional<String> droppedPodReplacementPolicy(Job sent, Job created) {
+    String asked = sent.getSpec() == null ? null : sent.getSpec().getPodReplacementPolicy();
+    String kept = created.getSpec() == null ? null : created.getSpec().getPodReplacementPolicy();
+    if (asked == null || asked.equals(kept)) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        "the API server dropped podReplacementPolicy: "
+            + asked
+            + " from Job "
+            + created.getMetadata().getNamespace()
+            + "/"
+            + created.getMetadata().getName()
+            + ": it needs Kubernetes 1.29 or later (or the JobPodReplacementPolicy feature gate);"
+            + " until then a drained migration pod can be replaced while it still runs, and two"
+            + " openfga migrate may run at once");
+  }
+
+  private final AtomicBoolean warnedOfDroppedPolicy = new AtomicBoolean();
+
   private <T extends HasMetadata> T create(
       T desired, String namespace, NonNamespaceOperation<T, ?, ? extends Resource<T>> in) {
     echoes.create(desired, namespace, Instant.now());

@@ -61,6 +61,9 @@ class InstallAndUpgradeIT {
     assertThat(cluster.kubelet().migrateRuns(cluster.namespace(), openfga.jobName())).hasSize(1);
     assertThat(openfga.job().getSpec().getTtlSecondsAfterFinished()).isEqualTo(300);
     assertThat(openfga.events("MigrationSucceeded")).hasSize(1);
+    // a 1.35 API server keeps the Job's podReplacementPolicy, and the operator says nothing of it
+    assertThat(openfga.job().getSpec().getPodReplacementPolicy()).isEqualTo("Failed");
+    assertThat(operator.log()).doesNotContain("dropped podReplacementPolicy");
   }
 
   @Test
