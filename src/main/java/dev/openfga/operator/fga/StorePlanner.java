@@ -3,7 +3,9 @@ package dev.openfga.operator.fga;
 import dev.openfga.operator.fga.FgaApi.Store;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collection;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.stream.Collectors;
 
@@ -122,6 +124,20 @@ public final class StorePlanner {
       return Optional.empty();
     }
     return Optional.ofNullable(status.getStoreId()).filter(s -> !s.isBlank());
+  }
+
+  /**
+   * Another FGAStore, not being deleted itself, that stands for the store {@code deleted} would
+   * delete (the same {@code status.storeId}: it adopted the store, or names it by id): the store is
+   * then kept, never deleted under it.
+   */
+  public static Optional<FGAStore> alsoStandingFor(
+      FGAStore deleted, String storeId, Collection<FGAStore> all) {
+    return all.stream()
+        .filter(o -> !Objects.equals(o.getMetadata().getUid(), deleted.getMetadata().getUid()))
+        .filter(o -> o.getMetadata().getDeletionTimestamp() == null)
+        .filter(o -> o.getStatus() != null && storeId.equals(o.getStatus().getStoreId()))
+        .findFirst();
   }
 
   /**

@@ -166,17 +166,32 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
   @Override
   public DeleteControl cleanup(FGAStore store, Context<FGAStore> context) {
     return slots.inSlot(
-        () -> cleanupNow(store),
+        () -> cleanupNow(store, context),
         () -> DeleteControl.noFinalizerRemoval().rescheduleAfter(Slots.BUSY_AGAIN));
   }
 
-  private DeleteControl cleanupNow(FGAStore store) {
+  private DeleteControl cleanupNow(FGAStore store, Context<FGAStore> context) {
     Optional<String> id = StorePlanner.toDelete(store.getSpec(), store.getStatus());
     if (id.isEmpty()) {
       LOG.atInfo()
           .addKeyValue("fgastore", ref(store))
           .log(
               "FGAStore deleted; the OpenFGA store is kept (deletionPolicy Retain, or not created by the operator)");
+      return DeleteControl.defaultDelete();
+    }
+    Optional<FGAStore> sharing =
+        StorePlanner.alsoStandingFor(store, id.get(), context.getPrimaryCache().list().toList());
+    if (sharing.isPresent()) {
+      String message =
+          "store "
+              + id.get()
+              + " at "
+              + store.getSpec().getOpenfgaRef().getUrl()
+              + " is kept: FGAStore "
+              + ref(sharing.get())
+              + " stands for it too; delete it in OpenFGA when nothing needs it";
+      LOG.atWarn().addKeyValue("fgastore", ref(store)).log(message);
+      events.emit(store, StorePlanner.NOT_DELETED, true, message, "delete", clock.instant());
       return DeleteControl.defaultDelete();
     }
     FGAStore.OpenFgaRef ref = store.getSpec().getOpenfgaRef();

@@ -169,4 +169,31 @@ class StorePlannerTest {
     assertThat(StorePlanner.giveUpDeleting(Optional.empty(), false, asked.plusSeconds(6000)))
         .isFalse();
   }
+
+  private static FGAStore store(String uid, String storeId, boolean deleting) {
+    FGAStore s = new FGAStore();
+    s.setMetadata(
+        new io.fabric8.kubernetes.api.model.ObjectMetaBuilder()
+            .withName(uid)
+            .withNamespace("ns")
+            .withUid(uid)
+            .withDeletionTimestamp(deleting ? "2026-12-03T00:00:00Z" : null)
+            .build());
+    s.setStatus(status(storeId, false));
+    return s;
+  }
+
+  @Test
+  void aStoreAnotherFgaStoreStandsForIsNotDeletedUnderIt() {
+    FGAStore deleted = store("a", "S1", true);
+    FGAStore adopter = store("b", "S1", false);
+    FGAStore elsewhere = store("c", "S2", false);
+    FGAStore alsoGoing = store("d", "S1", true);
+
+    assertThat(StorePlanner.alsoStandingFor(deleted, "S1", List.of(deleted, adopter, elsewhere)))
+        .containsSame(adopter);
+    // itself, another store's, and one being deleted too do not keep it
+    assertThat(StorePlanner.alsoStandingFor(deleted, "S1", List.of(deleted, elsewhere, alsoGoing)))
+        .isEmpty();
+  }
 }

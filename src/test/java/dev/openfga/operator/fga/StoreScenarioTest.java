@@ -104,6 +104,30 @@ class StoreScenarioTest {
     assertThat(cluster.client().v1().events().inNamespace(MockCluster.NS).list().getItems())
         .extracting(e -> e.getReason())
         .containsOnlyOnce(StorePlanner.CREATED, StorePlanner.ADOPTED);
+
+    // the one that made it, deleted under Delete, keeps it: the other stands for it
+    String creator =
+        Boolean.TRUE.equals(first.getStatus().getCreatedByOperator()) ? "first" : "second";
+    String other = creator.equals("first") ? "second" : "first";
+    var stores = cluster.client().resources(FGAStore.class).inNamespace(MockCluster.NS);
+    stores
+        .withName(creator)
+        .edit(
+            s -> {
+              s.getSpec().setDeletionPolicy(FGAStore.DeletionPolicy.Delete);
+              return s;
+            });
+    stores.withName(creator).delete();
+    await().atMost(WAIT).until(() -> TestStores.get(cluster, creator) == null);
+    assertThat(this.stores).containsOnlyKeys(id);
+    assertThat(cluster.client().v1().events().inNamespace(MockCluster.NS).list().getItems())
+        .filteredOn(e -> e.getReason().equals(StorePlanner.NOT_DELETED))
+        .singleElement()
+        .satisfies(
+            e ->
+                assertThat(e.getMessage())
+                    .contains("store " + id)
+                    .contains("FGAStore " + MockCluster.NS + "/" + other + " stands for it too"));
   }
 
   @Test

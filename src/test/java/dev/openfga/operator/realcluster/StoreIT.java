@@ -246,6 +246,23 @@ class StoreIT {
     assertThat(named("it-retained")).isEqualTo(1);
     assertThat(fga.getStore(deletedId)).isEmpty();
     assertThat(fga.getStore(foreign.id())).as("adopted, so never deleted").isPresent();
+
+    // a store the operator made, which another FGAStore adopted, is kept when its maker goes
+    apply("maker", "it-shared", FGAStore.DeletionPolicy.Delete, null);
+    awaitReason("maker", "StoreReady");
+    apply("adopter", "it-shared", FGAStore.DeletionPolicy.Delete, null);
+    awaitReason("adopter", "StoreReady");
+    assertThat(get("adopter").getStatus().getCreatedByOperator()).isFalse();
+    String sharedId = get("maker").getStatus().getStoreId();
+    stores().inNamespace(cluster.namespace()).withName("maker").delete();
+    await().atMost(WAIT).until(() -> get("maker") == null);
+    assertThat(fga.getStore(sharedId)).as("the adopter stands for it").isPresent();
+    assertThat(events("maker", "StoreNotDeleted"))
+        .singleElement()
+        .satisfies(e -> assertThat(e.getMessage()).contains("stands for it too"));
+    stores().inNamespace(cluster.namespace()).withName("adopter").delete();
+    await().atMost(WAIT).until(() -> get("adopter") == null);
+    fga.deleteStore(sharedId);
   }
 
   @Test
