@@ -101,9 +101,12 @@ public final class FakeDeploymentController implements AutoCloseable {
       String patch =
           Serialization.asJson(
               List.of(
+                  // a guard as the operator's patches have one: the mock API server answers a
+                  // stale resourceVersion with 409, but a failed "test" op with no answer at all
+                  // (the client then resends the same stale patch until its retries run out)
                   Map.of(
                       "op",
-                      "test",
+                      "replace",
                       "path",
                       "/metadata/resourceVersion",
                       "value",
