@@ -384,7 +384,12 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
     // the record as the cache has it, or the one this process wrote since, if the cache is behind
     String record = Names.statusConfigMap(name);
     Optional<ConfigMap> status =
-        own.record(ns, record, configMaps.get(new ResourceID(record, ns)), now);
+        own.record(
+            ns,
+            record,
+            configMaps.get(new ResourceID(record, ns)),
+            deployment.getMetadata().getUid(),
+            now);
     Observation o = new Observation(deployment, status, job, now);
     // A failed Job of ours whose pod has not been read yet: read it now, before anything can
     // delete it (the evidence is then kept on the Job, in the condition and in the Event).

@@ -1,5 +1,6 @@
 package dev.openfga.operator.controller;
 
+import dev.openfga.operator.model.Ownership;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
@@ -8,6 +9,7 @@ import java.time.Instant;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -68,16 +70,26 @@ final class OwnWrites {
     records.put(key, new Written(after, Set.copyOf(replaced), now));
   }
 
-  /** The record as this process knows it: the cached one, or a newer one it wrote. */
+  /**
+   * The record as this process knows it: the cached one, or a newer one it wrote for the Deployment
+   * with this UID (one deleted and created again under the same name is another Deployment: the
+   * garbage collector takes the old one's record).
+   */
   Optional<ConfigMap> record(
-      String namespace, String name, Optional<ConfigMap> cached, Instant now) {
+      String namespace, String name, Optional<ConfigMap> cached, String ownerUid, Instant now) {
     String key = namespace + "/" + name;
     Written written = records.get(key);
     if (written == null) {
       return cached;
     }
     String shown = cached.map(c -> c.getMetadata().getResourceVersion()).orElse(ABSENT);
-    if (!written.at().plus(MEMORY).isBefore(now) && written.replaced().contains(shown)) {
+    boolean sameOwner =
+        Ownership.controller(written.record())
+            .map(r -> Objects.equals(r.getUid(), ownerUid))
+            .orElse(true);
+    if (sameOwner
+        && !written.at().plus(MEMORY).isBefore(now)
+        && written.replaced().contains(shown)) {
       return Optional.of(written.record());
     }
     records.remove(key, written);

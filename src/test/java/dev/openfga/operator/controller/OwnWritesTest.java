@@ -27,7 +27,32 @@ class OwnWritesTest {
   }
 
   private Optional<ConfigMap> seen(Optional<ConfigMap> cached, Instant at) {
-    return own.record("ns", "openfga-migration-status", cached, at);
+    return own.record("ns", "openfga-migration-status", cached, "uid-1", at);
+  }
+
+  @Test
+  void aRecordWrittenForADeploymentDeletedAndCreatedAgainIsNotTheNewOnes() {
+    ConfigMap written =
+        new ConfigMapBuilder(record("11", "v1.9.0"))
+            .editMetadata()
+            .addNewOwnerReference()
+            .withApiVersion("apps/v1")
+            .withKind("Deployment")
+            .withName("openfga")
+            .withUid("uid-1")
+            .withController(true)
+            .endOwnerReference()
+            .endMetadata()
+            .build();
+    own.recordWritten(null, written, NOW);
+
+    // the same Deployment: the cache is behind, the write counts
+    assertThat(seen(Optional.empty(), NOW.plusSeconds(1))).contains(written);
+    // created again under the same name (another UID): its record is what the cache shows
+    assertThat(
+            own.record(
+                "ns", "openfga-migration-status", Optional.empty(), "uid-2", NOW.plusSeconds(1)))
+        .isEmpty();
   }
 
   @Test
@@ -84,7 +109,8 @@ class OwnWritesTest {
   void anotherRecordIsNotAffected() {
     own.recordWritten(null, record("11", "v1.9.0"), NOW);
 
-    assertThat(own.record("ns", "other-migration-status", Optional.empty(), NOW)).isEmpty();
+    assertThat(own.record("ns", "other-migration-status", Optional.empty(), "uid-1", NOW))
+        .isEmpty();
   }
 
   private static Job job(String name) {
