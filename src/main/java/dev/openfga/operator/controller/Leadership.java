@@ -76,34 +76,50 @@ final class Leadership {
   }
 
   /**
-   * Writes the Lease back without a holder if this instance still holds it: one conditional update
-   * (a renewal that won the race makes it fail, and the Lease then simply expires).
+   * Writes the Lease back without a holder if this instance still holds it: a conditional update,
+   * read and tried again up to three times on a conflict (this instance's own renewal, cut off by
+   * the stop on this side, can still land on the server after the read); after that the Lease
+   * simply expires.
    */
   void release() {
     if (!wasLeader.get()) {
       return;
     }
-    try {
-      Lease lease = client.leases().inNamespace(namespace).withName(Keys.LEADER_LEASE).get();
-      if (lease == null
-          || lease.getSpec() == null
-          || !identity.equals(lease.getSpec().getHolderIdentity())) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        releaseOnce();
+        return;
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 409 || attempt == 3) {
+          LOG.atWarn()
+              .addKeyValue("lease", Keys.LEADER_LEASE)
+              .addKeyValue("code", e.getCode())
+              .log("Could not release the leader-election Lease; it expires by itself");
+          return;
+        }
+      }
+      try {
+        Thread.sleep(100);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
         return;
       }
-      ZonedDateTime now = ZonedDateTime.now(ZoneOffset.UTC);
-      lease.getSpec().setHolderIdentity(null);
-      lease.getSpec().setLeaseDurationSeconds(1);
-      lease.getSpec().setRenewTime(now);
-      lease.getSpec().setAcquireTime(now);
-      client.leases().inNamespace(namespace).resource(lease).update();
-      LOG.atInfo()
-          .addKeyValue("lease", Keys.LEADER_LEASE)
-          .log("Released the leader-election Lease");
-    } catch (KubernetesClientException e) {
-      LOG.atWarn()
-          .addKeyValue("lease", Keys.LEADER_LEASE)
-          .addKeyValue("code", e.getCode())
-          .log("Could not release the leader-election Lease; it expires by itself");
     }
+  }
+
+  private void releaseOnce() {
+    Lease lease = client.leases().inNamespace(namespace).withName(Keys.LEADER_LEASE).get();
+    if (lease == null
+        || lease.getSpec() == null
+        || !identity.equals(lease.getSpec().getHolderIdentity())) {
+      return;
+    }
+    ZonedDateTime now = ZonedDateTime.now(ZoneOffset.UTC);
+    lease.getSpec().setHolderIdentity(null);
+    lease.getSpec().setLeaseDurationSeconds(1);
+    lease.getSpec().setRenewTime(now);
+    lease.getSpec().setAcquireTime(now);
+    client.leases().inNamespace(namespace).resource(lease).update();
+    LOG.atInfo().addKeyValue("lease", Keys.LEADER_LEASE).log("Released the leader-election Lease");
   }
 }
