@@ -300,10 +300,6 @@ final class StepRunner {
   }
 
   /**
-   * Creates the object; when its name is taken by an object the cache does not hold, reads that one
-   * and hands it back to the reconcile ({@link NameTaken}) instead of retrying the create.
-   */
-  /**
    * Why the created Job lacks the {@code podReplacementPolicy} it was sent with, if it does: API
    * servers before Kubernetes 1.29 (or with the JobPodReplacementPolicy feature gate off) drop the
    * field, and a drained migration pod is then replaced while it still runs. Said once per process.
@@ -328,6 +324,10 @@ final class StepRunner {
 
   private final AtomicBoolean warnedOfDroppedPolicy = new AtomicBoolean();
 
+  /**
+   * Creates the object; when its name is taken by an object the cache does not hold, reads that one
+   * and hands it back to the reconcile ({@link NameTaken}) instead of retrying the create.
+   */
   private <T extends HasMetadata> T create(
       T desired, String namespace, NonNamespaceOperation<T, ?, ? extends Resource<T>> in) {
     echoes.create(desired, namespace, Instant.now());
