@@ -134,10 +134,12 @@ compare these rules with the calls the operator makes against a recording API se
 - apiGroups: [""]
   resources: ["events"]
   verbs: [{{ if $write }}"create", {{ end }}"list"]
-{{- if gt (int64 .Values.failureLogLines) 0 }}
+{{- /* pods: the migration pods (label openfga.dev/database) are cached, a pod outlives a Job
+deleted by someone else and holds its database until it has stopped; and failure evidence */}}
 - apiGroups: [""]
   resources: ["pods"]
-  verbs: ["list"]
+  verbs: ["list", "watch"]
+{{- if gt (int64 .Values.failureLogLines) 0 }}
 - apiGroups: [""]
   resources: ["pods/log"]
   verbs: ["get"]

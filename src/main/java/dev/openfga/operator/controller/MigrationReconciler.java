@@ -13,6 +13,7 @@ import dev.openfga.operator.model.Timestamps;
 import dev.openfga.operator.model.Timing;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -45,6 +46,7 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
   private static final Logger LOG = LoggerFactory.getLogger(MigrationReconciler.class);
   static final String JOBS = "migration-jobs";
   static final String CONFIG_MAPS = "status-configmaps";
+  static final String PODS = "migration-pods";
 
   private final Planner planner;
   private final StepRunner steps;
@@ -83,6 +85,7 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
 
   private InformerEventSource<Job, Deployment> jobs;
   private InformerEventSource<ConfigMap, Deployment> configMaps;
+  private InformerEventSource<Pod, Deployment> pods;
 
   /** {@code dryRun}: plans are logged, never carried out. */
   public MigrationReconciler(
@@ -107,7 +110,30 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
       EventSourceContext<Deployment> context) {
     jobs = ownedObjects(Job.class, JOBS, context, echoes);
     configMaps = ownedObjects(ConfigMap.class, CONFIG_MAPS, context, echoes);
-    return List.of(jobs, configMaps);
+    pods = migrationPods(context);
+    return List.of(jobs, configMaps, pods);
+  }
+
+  /**
+   * An informer on the migration pods (label {@link Keys#DATABASE_LABEL}) in the watched
+   * namespaces: a pod outlives a Job deleted by someone else without waiting for it, and its
+   * database stays taken until it has stopped (SPEC section 9). Its events wake nothing: a
+   * Deployment that waits for a database looks again every {@link Timing#WHILE_WAITING}.
+   */
+  private static InformerEventSource<Pod, Deployment> migrationPods(
+      EventSourceContext<Deployment> context) {
+    var config = InformerEventSourceConfiguration.from(Pod.class, Deployment.class);
+    if (context.getControllerConfiguration().getInformerConfig().getNamespaces().size() == 1) {
+      config.withItemStore(new CompactingStore<>());
+    }
+    return new InformerEventSource<>(
+        config
+            .withName(PODS)
+            .withLabelSelector(Keys.DATABASE_LABEL)
+            .withNamespacesInheritedFromController()
+            .withSecondaryToPrimaryMapper(pod -> java.util.Set.of())
+            .build(),
+        context);
   }
 
   /**
@@ -119,7 +145,7 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
    * cached are dropped by JOSDK, which reconciles every cached Deployment once it starts anyway.
    */
   void startOwnedInformers() {
-    for (InformerEventSource<?, Deployment> source : List.of(jobs, configMaps)) {
+    for (InformerEventSource<?, Deployment> source : List.of(jobs, configMaps, pods)) {
       Thread starter =
           new Thread(
               () -> {
@@ -231,10 +257,15 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
   /**
    * The observation a Job is created from: the cached one (the skeleton keeps what the Job copies,
    * and the record this process wrote last counts until the cache shows it) with the Jobs on the
-   * same databases, from the cache and from this process's own recent creates.
+   * same databases, from the cache and from this process's own recent creates, and the cached
+   * migration pods on them.
    */
   private Observation beforeCreate(Observation o, List<String> databases) {
-    return databases.isEmpty() ? o : o.withDatabaseJobs(databaseJobs(databases, o.now()));
+    if (databases.isEmpty()) {
+      return o;
+    }
+    return o.withDatabaseJobs(databaseJobs(databases, o.now()))
+        .withDatabasePods(pods.list(p -> Database.sharesOne(databases, p)).toList());
   }
 
   /**

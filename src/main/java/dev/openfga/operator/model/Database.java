@@ -2,6 +2,9 @@ package dev.openfga.operator.model;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -19,10 +22,12 @@ import java.util.regex.Pattern;
  * once (SPEC section 9). A key is the engine and the URI as the Deployment's container defines it:
  * a literal URI without its credentials and query (so two users of one database match), or the
  * Secret or ConfigMap key the URI comes from; with {@code openfga.dev/migration-secret} also that
- * Secret's {@code uri} key, which the Job may connect with instead. The Job carries short hashes of
- * its keys: the first as the label {@link Keys#DATABASE_LABEL}, all of them in the annotation
- * {@link Keys#DATABASES_ANNOTATION}; two Jobs with a key in common share a database. Nothing secret
- * is hashed, and the rule survives an operator restart because it is read from the Jobs themselves.
+ * Secret's {@code uri} key, which the Job may connect with instead. The Job and its pods carry
+ * short hashes of its keys: the first as the label {@link Keys#DATABASE_LABEL}, all of them in the
+ * annotation {@link Keys#DATABASES_ANNOTATION}; two Jobs with a key in common share a database.
+ * Nothing secret is hashed, and the rule survives an operator restart because it is read from the
+ * Jobs and pods themselves: a pod whose Job was deleted by someone else (kubectl, the garbage
+ * collector) still holds its database until it has stopped.
  */
 public final class Database {
   private Database() {}
@@ -139,19 +144,54 @@ public final class Database {
     return !finished || podLeft;
   }
 
-  /** Whether the Job migrates one of these databases. */
-  public static boolean sharesOne(List<String> databases, Job job) {
-    return keysOf(job).stream().anyMatch(databases::contains);
+  /**
+   * A migration pod on one of these databases that may still run {@code openfga migrate}: neither
+   * {@code Succeeded} nor {@code Failed}, the oldest first. Its Job may be gone: deleted without
+   * waiting for its pods (kubectl's default background or orphan cascade, the garbage collector
+   * after its Deployment), so the Jobs alone ({@link #busyWith}) cannot tell.
+   */
+  public static Optional<Pod> busyPod(List<String> databases, Collection<Pod> pods) {
+    return pods.stream()
+        .filter(p -> sharesOne(databases, p))
+        .filter(Database::mayRun)
+        .min(
+            Comparator.comparing((Pod p) -> String.valueOf(p.getMetadata().getCreationTimestamp()))
+                .thenComparing(p -> p.getMetadata().getNamespace())
+                .thenComparing(p -> p.getMetadata().getName()));
   }
 
-  /** The database keys a Job carries: its annotation, else its label; empty for none. */
-  public static List<String> keysOf(Job job) {
-    Map<String, String> annotations = job.getMetadata().getAnnotations();
+  private static boolean mayRun(Pod pod) {
+    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+    return !"Succeeded".equals(phase) && !"Failed".equals(phase);
+  }
+
+  /** The name of the Job that made the pod, from the Job controller's labels; empty for none. */
+  public static String jobName(Pod pod) {
+    Map<String, String> labels = pod.getMetadata().getLabels();
+    if (labels == null) {
+      return "";
+    }
+    String name = labels.get(Keys.JOB_NAME_LABEL);
+    return name != null ? name : labels.getOrDefault(Keys.LEGACY_JOB_NAME_LABEL, "");
+  }
+
+  /** Whether the Job (or migration pod) migrates one of these databases. */
+  public static boolean sharesOne(List<String> databases, HasMetadata object) {
+    return keysOf(object).stream().anyMatch(databases::contains);
+  }
+
+  /**
+   * The database keys a Job or a migration pod carries: its annotation, else its label; empty for
+   * none.
+   */
+  public static List<String> keysOf(HasMetadata object) {
+    ObjectMeta metadata = object.getMetadata();
+    Map<String, String> annotations = metadata.getAnnotations();
     String all = annotations == null ? null : annotations.get(Keys.DATABASES_ANNOTATION);
     if (all != null && !all.isBlank()) {
       return List.of(all.split(","));
     }
-    Map<String, String> labels = job.getMetadata().getLabels();
+    Map<String, String> labels = metadata.getLabels();
     String label = labels == null ? null : labels.get(Keys.DATABASE_LABEL);
     return label == null ? List.of() : List.of(label);
   }

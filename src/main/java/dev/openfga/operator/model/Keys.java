@@ -78,16 +78,23 @@ public final class Keys {
   public static final String HELM_HOOK = "helm.sh/hook";
 
   /**
-   * Job label: a short hash of the database the Job migrates (engine and URI without credentials,
-   * or the Secret key the URI comes from). At most one unfinished Job per value.
+   * Job and migration-pod label: a short hash of the database the Job migrates (engine and URI
+   * without credentials, or the Secret key the URI comes from). At most one unfinished Job, and one
+   * pod that has not stopped, per value. The operator caches the pods that carry it.
    */
   public static final String DATABASE_LABEL = "openfga.dev/database";
 
   /**
-   * Job annotation, when a Job has more than one database key (with a migration Secret): all of
-   * them, comma-separated; the label holds the first.
+   * Job and migration-pod annotation, when a Job has more than one database key (with a migration
+   * Secret): all of them, comma-separated; the label holds the first.
    */
   public static final String DATABASES_ANNOTATION = "openfga.dev/databases";
+
+  /** The label the Job controller puts on a Job's pods with the Job's name (1.27+). */
+  public static final String JOB_NAME_LABEL = "batch.kubernetes.io/job-name";
+
+  /** The same label as Kubernetes before 1.27 spelled it (still set beside the new one). */
+  public static final String LEGACY_JOB_NAME_LABEL = "job-name";
 
   /** The secretKeyRef keys of {@link #MIGRATION_SECRET}, and the variables they set. */
   public static final String SECRET_KEY_URI = "uri";

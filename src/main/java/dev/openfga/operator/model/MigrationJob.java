@@ -113,13 +113,18 @@ public final class MigrationJob {
     annotations.put(Keys.DESIRED_VERSION, version);
     request.ifPresent(r -> annotations.put(Keys.MIGRATE_REQUESTED_AT, r));
     Map<String, String> labels = labels(version);
+    Map<String, String> podLabels = podLabels();
+    Map<String, String> podAnnotations = podAnnotations(deployment, settings.mesh());
     List<String> databases =
         Database.keys(
             deployment.getMetadata().getNamespace(), container, settings.migrationSecret());
     if (!databases.isEmpty()) {
+      // on the pods too: a pod outlives a Job deleted by someone else, and holds the database
       labels.put(Keys.DATABASE_LABEL, databases.get(0));
+      podLabels.put(Keys.DATABASE_LABEL, databases.get(0));
       if (databases.size() > 1) {
         annotations.put(Keys.DATABASES_ANNOTATION, String.join(",", databases));
+        podAnnotations.put(Keys.DATABASES_ANNOTATION, String.join(",", databases));
       }
     }
     return new JobBuilder()
@@ -138,8 +143,8 @@ public final class MigrationJob {
         .withPodReplacementPolicy("Failed")
         .withNewTemplate()
         .withNewMetadata()
-        .withLabels(podLabels())
-        .withAnnotations(podAnnotations(deployment, settings.mesh()))
+        .withLabels(podLabels)
+        .withAnnotations(podAnnotations)
         .endMetadata()
         .withNewSpec()
         .withRestartPolicy("Never")

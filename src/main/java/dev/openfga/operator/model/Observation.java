@@ -1,6 +1,7 @@
 package dev.openfga.operator.model;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import java.time.Instant;
@@ -12,7 +13,8 @@ import java.util.Optional;
  * object named like its migration Job, the time (UTC, whole seconds), — only for a failed Job whose
  * evidence is not yet recorded on it — what its pod left behind, — only for a running Job without
  * pods — why the Job controller cannot create its pod, and — only before a Job is created — the
- * operator's Jobs on the same database (label {@link Keys#DATABASE_LABEL}). Read-only.
+ * operator's Jobs and migration pods on the same database (label {@link Keys#DATABASE_LABEL}; a pod
+ * can outlive its Job). Read-only.
  */
 public record Observation(
     Deployment deployment,
@@ -21,11 +23,20 @@ public record Observation(
     Instant now,
     Optional<String> failureEvidence,
     Optional<String> podCreateFailure,
-    List<Job> databaseJobs) {
+    List<Job> databaseJobs,
+    List<Pod> databasePods) {
 
   public Observation(
       Deployment deployment, Optional<ConfigMap> statusConfigMap, Optional<Job> job, Instant now) {
-    this(deployment, statusConfigMap, job, now, Optional.empty(), Optional.empty(), List.of());
+    this(
+        deployment,
+        statusConfigMap,
+        job,
+        now,
+        Optional.empty(),
+        Optional.empty(),
+        List.of(),
+        List.of());
   }
 
   /** The operator's Jobs that migrate the database the new Job would migrate. */
@@ -37,7 +48,21 @@ public record Observation(
         now,
         failureEvidence,
         podCreateFailure,
-        List.copyOf(jobs));
+        List.copyOf(jobs),
+        databasePods);
+  }
+
+  /** The migration pods on the database the new Job would migrate, their Jobs there or not. */
+  public Observation withDatabasePods(List<Pod> pods) {
+    return new Observation(
+        deployment,
+        statusConfigMap,
+        job,
+        now,
+        failureEvidence,
+        podCreateFailure,
+        databaseJobs,
+        List.copyOf(pods));
   }
 
   public Observation withFailureEvidence(String evidence) {
@@ -48,18 +73,33 @@ public record Observation(
         now,
         Optional.of(evidence),
         podCreateFailure,
-        databaseJobs);
+        databaseJobs,
+        databasePods);
   }
 
   /** The message of the Job controller's newest {@code FailedCreate} Event for the Job. */
   public Observation withPodCreateFailure(Optional<String> message) {
     return new Observation(
-        deployment, statusConfigMap, job, now, failureEvidence, message, databaseJobs);
+        deployment,
+        statusConfigMap,
+        job,
+        now,
+        failureEvidence,
+        message,
+        databaseJobs,
+        databasePods);
   }
 
   public Observation withDeployment(Deployment full) {
     return new Observation(
-        full, statusConfigMap, job, now, failureEvidence, podCreateFailure, databaseJobs);
+        full,
+        statusConfigMap,
+        job,
+        now,
+        failureEvidence,
+        podCreateFailure,
+        databaseJobs,
+        databasePods);
   }
 
   public Observation withStatusConfigMap(ConfigMap configMap) {
@@ -69,7 +109,14 @@ public record Observation(
   /** The record as read directly from the API ({@code empty}: there is none). */
   public Observation withStatusConfigMap(Optional<ConfigMap> configMap) {
     return new Observation(
-        deployment, configMap, job, now, failureEvidence, podCreateFailure, databaseJobs);
+        deployment,
+        configMap,
+        job,
+        now,
+        failureEvidence,
+        podCreateFailure,
+        databaseJobs,
+        databasePods);
   }
 
   public Observation withJob(Job found) {
@@ -80,6 +127,7 @@ public record Observation(
         now,
         failureEvidence,
         podCreateFailure,
-        databaseJobs);
+        databaseJobs,
+        databasePods);
   }
 }

@@ -13,6 +13,7 @@ import dev.openfga.operator.model.Step.SetConditions;
 import dev.openfga.operator.model.Step.SetRetryAfter;
 import dev.openfga.operator.model.Step.WriteStatus;
 import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import java.time.Instant;
@@ -354,6 +355,11 @@ public final class Planner {
       if (other.isPresent()) {
         return waiting(d, steps, version, other.get());
       }
+      // a pod can outlive its Job (deleted by someone else without waiting for it)
+      Optional<Pod> pod = Database.busyPod(Database.keysOf(job), o.databasePods());
+      if (pod.isPresent()) {
+        return waitingForPod(d, steps, version, pod.get());
+      }
       steps.add(new CreateJob(job, version));
       if (hasRetryAfter(d)) {
         steps.add(new Step.ClearRetryAfter());
@@ -505,6 +511,35 @@ public final class Planner {
   }
 
   /** SPEC section 9: another Deployment's Job migrates the same database; wait for it. */
+  /** SPEC section 9: a migration pod on the same database has not stopped, its Job maybe gone. */
+  private static Plan waitingForPod(Deployment d, List<Step> steps, String version, Pod pod) {
+    String job = Database.jobName(pod);
+    String who =
+        "migration pod "
+            + pod.getMetadata().getNamespace()
+            + "/"
+            + pod.getMetadata().getName()
+            + (job.isEmpty() ? "" : " (Job " + job + ")");
+    String told =
+        d.getMetadata().getNamespace().equals(pod.getMetadata().getNamespace())
+            ? who
+            : "a migration pod in another namespace";
+    steps.add(
+        new Emit(
+            EventReason.MigrationWaiting,
+            "Waiting for "
+                + told
+                + ", which migrates the same database and has not stopped; the migration to "
+                + version
+                + " starts when it has",
+            "waiting/" + pod.getMetadata().getUid()));
+    return new Plan(
+        State.WAITING,
+        "waiting for " + who + " on the same database to stop",
+        steps,
+        after(Timing.WHILE_WAITING));
+  }
+
   private static Plan waiting(Deployment d, List<Step> steps, String version, Job other) {
     String owner =
         Ownership.controller(other)

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.EventList;
 import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -20,8 +21,8 @@ import java.util.Optional;
  * Reads what the status view needs, with plain GET and LIST requests (read-only, like {@code
  * kubectl get}): the Deployments with the discovery labels; for each opted-in one the objects named
  * like its status ConfigMap and its migration Job; the Events (in pages, keeping those about
- * Deployments and Jobs) and the operator's Jobs of its namespace, one list each per namespace
- * (field selectors on {@code involvedObject} are left out, so the view filters).
+ * Deployments and Jobs), the operator's Jobs and the migration pods of its namespace, one list each
+ * per namespace (field selectors on {@code involvedObject} are left out, so the view filters).
  */
 public final class StatusReader {
   private StatusReader() {}
@@ -48,6 +49,7 @@ public final class StatusReader {
             .getItems();
     Map<String, List<Event>> events = new HashMap<>();
     Map<String, List<Job>> jobs = new HashMap<>();
+    Map<String, List<Pod>> pods = new HashMap<>();
     List<StatusView.Observed> observed = new ArrayList<>();
     for (Deployment d : found) {
       if (!DeploymentSettings.isDiscovered(d) || !DeploymentSettings.of(d).optedIn()) {
@@ -71,9 +73,18 @@ public final class StatusReader {
                       .withLabel(Keys.MANAGED_BY, Keys.MANAGED_BY_OPERATOR)
                       .list()
                       .getItems());
+      List<Pod> migrationPods =
+          pods.computeIfAbsent(
+              ns,
+              n -> client.pods().inNamespace(n).withLabel(Keys.DATABASE_LABEL).list().getItems());
       observed.add(
           new StatusView.Observed(
-              d, Optional.ofNullable(configMap), Optional.ofNullable(job), inNamespace, owned));
+              d,
+              Optional.ofNullable(configMap),
+              Optional.ofNullable(job),
+              inNamespace,
+              owned,
+              migrationPods));
     }
     return observed;
   }

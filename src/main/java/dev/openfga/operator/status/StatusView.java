@@ -17,6 +17,7 @@ import dev.openfga.operator.status.StatusRow.JobInfo;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.ObjectReference;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import java.time.Duration;
@@ -50,19 +51,21 @@ public final class StatusView {
    * @param job the object named like its migration Job, whoever made it
    * @param events Events of its namespace (any object; only the Deployment's are used)
    * @param jobs the operator's Jobs that were read (for the one-migration-per-database rule)
+   * @param pods the migration pods that were read (the same rule: a pod can outlive its Job)
    */
   public record Observed(
       Deployment deployment,
       Optional<ConfigMap> statusConfigMap,
       Optional<Job> job,
       List<Event> events,
-      List<Job> jobs) {
+      List<Job> jobs,
+      List<Pod> pods) {
     public Observed(
         Deployment deployment,
         Optional<ConfigMap> statusConfigMap,
         Optional<Job> job,
         List<Event> events) {
-      this(deployment, statusConfigMap, job, events, List.of());
+      this(deployment, statusConfigMap, job, events, List.of(), List.of());
     }
   }
 
@@ -88,7 +91,8 @@ public final class StatusView {
                     o.job()
                         .filter(MigrationJob::hasNoPod)
                         .flatMap(j -> MigrationJob.podCreateFailure(j, o.events())))
-                .withDatabaseJobs(o.jobs()));
+                .withDatabaseJobs(o.jobs())
+                .withDatabasePods(o.pods()));
     if (plan.state() == Plan.State.IGNORED) {
       return Optional.empty();
     }

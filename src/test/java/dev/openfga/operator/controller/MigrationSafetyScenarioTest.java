@@ -5,13 +5,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.openfga.operator.config.OperatorConfig;
+import dev.openfga.operator.model.Database;
 import dev.openfga.operator.model.Keys;
 import dev.openfga.operator.testing.FakeJobController.Script;
 import dev.openfga.operator.testing.MockCluster;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
@@ -120,6 +124,58 @@ class MigrationSafetyScenarioTest {
     long waited =
         names.stream().filter(n -> cluster.eventReasons(n).contains("MigrationWaiting")).count();
     assertThat(waited).isGreaterThanOrEqualTo(names.size() - 1);
+  }
+
+  @Test
+  void aMigrationPodWhoseJobIsGoneHoldsItsDatabaseUntilItHasStopped() {
+    cluster.jobs().script(j -> Script.RUN);
+    var deployment =
+        openfga().name("b").envVar(Keys.URI_ENV, "postgres://u:p@db:5432/fga").version("v1.9.0");
+    var built = deployment.build();
+    String database =
+        Database.keys(
+                MockCluster.NS,
+                built.getSpec().getTemplate().getSpec().getContainers().get(0),
+                Optional.empty())
+            .get(0);
+    // what kubectl delete job (or the garbage collector) leaves: the pod, still running, no Job
+    Pod left =
+        cluster
+            .client()
+            .pods()
+            .inNamespace(MockCluster.NS)
+            .resource(
+                new PodBuilder()
+                    .withNewMetadata()
+                    .withName("a-migrate-x7k2p")
+                    .withNamespace(MockCluster.NS)
+                    .withLabels(
+                        Map.of(Keys.DATABASE_LABEL, database, Keys.JOB_NAME_LABEL, "a-migrate"))
+                    .endMetadata()
+                    .withNewSpec()
+                    .addNewContainer()
+                    .withName("migrate")
+                    .withImage("openfga/openfga:v1.9.0")
+                    .endContainer()
+                    .endSpec()
+                    .withNewStatus()
+                    .withPhase("Running")
+                    .endStatus()
+                    .build())
+            .create();
+    cluster.create(built);
+    cluster.startOperator(MockCluster.config(Duration.ofSeconds(2), 1), "operator-a");
+
+    await().atMost(WAIT).until(() -> cluster.eventReasons("b").contains("MigrationWaiting"));
+    // time for a Job to appear if the pod did not count
+    await()
+        .during(Duration.ofSeconds(4))
+        .atMost(Duration.ofSeconds(6))
+        .until(() -> cluster.jobs().createdByOperator().isEmpty());
+
+    left.getStatus().setPhase("Succeeded");
+    cluster.client().pods().inNamespace(MockCluster.NS).resource(left).updateStatus();
+    await().atMost(WAIT).until(() -> cluster.jobs().createdByOperator().size() == 1);
   }
 
   private List<MockCluster.ApiRequest> sent() {

@@ -388,8 +388,16 @@ class MigrationJobTest {
     void labelsThePodAsAMigrationAndNeverWithTheDeploymentSelector() {
       Job job = build(rich());
 
+      // and the database: a pod outlives a Job deleted by someone else, and holds the database
       assertThat(job.getSpec().getTemplate().getMetadata().getLabels())
-          .isEqualTo(Map.of(Keys.PART_OF, "openfga", Keys.COMPONENT, "migration"));
+          .isEqualTo(
+              Map.of(
+                  Keys.PART_OF,
+                  "openfga",
+                  Keys.COMPONENT,
+                  "migration",
+                  Keys.DATABASE_LABEL,
+                  job.getMetadata().getLabels().get(Keys.DATABASE_LABEL)));
       // nothing of the pod template's (its sidecar.istio.io/inject "true" included): the pod opts
       // out of mesh injection, whose proxy would never exit
       assertThat(job.getSpec().getTemplate().getMetadata().getAnnotations())

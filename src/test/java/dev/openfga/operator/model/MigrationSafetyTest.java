@@ -16,6 +16,8 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
@@ -145,6 +147,15 @@ class MigrationSafetyTest {
           .build();
     }
 
+    /** A Deployment of {@code namespace} on the one database every namespace reaches. */
+    private Deployment inNamespace(String name, String namespace) {
+      return Fixtures.deployment()
+          .name(name)
+          .namespace(namespace)
+          .env(env("OPENFGA_DATASTORE_URI", "postgres://u:p@db:5432/fga"))
+          .build();
+    }
+
     private Job runningJob(Deployment d) {
       return Fixtures.job(d, "v1.14.0").running().build();
     }
@@ -257,18 +268,8 @@ class MigrationSafetyTest {
 
     @Test
     void anotherNamespacesDeploymentIsNotNamedInTheEvent() {
-      Deployment a =
-          Fixtures.deployment()
-              .name("a")
-              .namespace("team-a")
-              .env(env("OPENFGA_DATASTORE_URI", "postgres://u:p@db:5432/fga"))
-              .build();
-      Deployment b =
-          Fixtures.deployment()
-              .name("b")
-              .namespace("team-b")
-              .env(env("OPENFGA_DATASTORE_URI", "postgres://u:p@db:5432/fga"))
-              .build();
+      Deployment a = inNamespace("a", "team-a");
+      Deployment b = inNamespace("b", "team-b");
 
       Plan plan = planner.plan(observe(b).withDatabaseJobs(List.of(runningJob(a))));
 
@@ -279,6 +280,123 @@ class MigrationSafetyTest {
               e ->
                   assertThat(e.message())
                       .contains("a migration in another namespace")
+                      .doesNotContain("team-a"));
+    }
+
+    /** The pod the Job controller makes from the Job's template, in {@code phase}. */
+    private Pod podOf(Job job, String phase) {
+      var template = job.getSpec().getTemplate().getMetadata();
+      return new PodBuilder()
+          .withNewMetadata()
+          .withName(job.getMetadata().getName() + "-x7k2p")
+          .withNamespace(job.getMetadata().getNamespace())
+          .withUid(job.getMetadata().getName() + "-pod-uid")
+          .withCreationTimestamp(Timestamps.format(NOW.minusSeconds(30)))
+          .withLabels(template.getLabels())
+          .addToLabels(Keys.JOB_NAME_LABEL, job.getMetadata().getName())
+          .withAnnotations(template.getAnnotations())
+          .endMetadata()
+          .withNewStatus()
+          .withPhase(phase)
+          .endStatus()
+          .build();
+    }
+
+    @Test
+    void theMigrationPodCarriesTheJobsDatabaseKeys() {
+      Deployment a = named("a", "postgres://u:p@db:5432/fga");
+      Job job = runningJob(a);
+      Job withSecret =
+          runningJob(
+              Fixtures.deployment()
+                  .name("blue")
+                  .env(secretEnv("OPENFGA_DATASTORE_URI", "blue-db", "uri"))
+                  .annotation(Keys.MIGRATION_SECRET, "openfga-migration")
+                  .build());
+
+      assertThat(job.getSpec().getTemplate().getMetadata().getLabels())
+          .containsEntry(Keys.DATABASE_LABEL, label(job));
+      assertThat(Database.keysOf(podOf(job, "Running"))).isEqualTo(Database.keysOf(job));
+      assertThat(Database.keysOf(podOf(withSecret, "Running")))
+          .hasSize(2)
+          .isEqualTo(Database.keysOf(withSecret));
+    }
+
+    @Test
+    void aPodWhoseJobWasDeletedHoldsTheDatabaseUntilItHasStopped() {
+      // kubectl delete job (background or orphan cascade), or the garbage collector after its
+      // Deployment: the Job is gone at once, its pod still runs openfga migrate
+      Deployment a = named("a", "postgres://u:p@db:5432/fga");
+      Deployment b = named("b", "postgres://u:p@db:5432/fga");
+      Job gone = runningJob(a);
+
+      for (String phase : new String[] {"Pending", "Running", null}) {
+        Plan plan = planner.plan(observe(b).withDatabasePods(List.of(podOf(gone, phase))));
+        assertThat(plan.state()).as("pod %s", phase).isEqualTo(State.WAITING);
+        assertThat(all(plan, CreateJob.class)).isEmpty();
+        assertThat(plan.summary())
+            .contains("migration pod default/a-migrate-x7k2p (Job a-migrate)", "to stop");
+        assertThat(all(plan, Emit.class))
+            .singleElement()
+            .satisfies(
+                e -> {
+                  assertThat(e.reason()).isEqualTo(EventReason.MigrationWaiting);
+                  assertThat(e.message())
+                      .contains("default/a-migrate-x7k2p", "same database", "has not stopped");
+                });
+        assertThat(plan.next()).isEqualTo(new Plan.Next.After(Timing.WHILE_WAITING));
+      }
+      for (String phase : List.of("Succeeded", "Failed")) {
+        Plan plan = planner.plan(observe(b).withDatabasePods(List.of(podOf(gone, phase))));
+        assertThat(plan.state()).as("pod %s", phase).isEqualTo(State.MIGRATING);
+        assertThat(all(plan, CreateJob.class)).hasSize(1);
+      }
+    }
+
+    @Test
+    void itsOwnOldPodHoldsTheDatabaseToo() {
+      // its own Job deleted while it ran: the new Job (same name) waits for the old pod
+      Deployment a = named("a", "postgres://u:p@db:5432/fga");
+      Pod old = podOf(runningJob(a), "Running");
+
+      assertThat(planner.plan(observe(a).withDatabasePods(List.of(old))).state())
+          .isEqualTo(State.WAITING);
+    }
+
+    @Test
+    void aPodOnAnotherDatabaseDoesNotCountAndAJobOutranksAPodInTheMessage() {
+      Deployment a = named("a", "postgres://u:p@db:5432/fga");
+      Deployment b = named("b", "postgres://u:p@db:5432/fga");
+      Deployment other = named("other", "postgres://u:p@elsewhere:5432/fga");
+
+      assertThat(
+              planner
+                  .plan(observe(b).withDatabasePods(List.of(podOf(runningJob(other), "Running"))))
+                  .state())
+          .isEqualTo(State.MIGRATING);
+      Plan both =
+          planner.plan(
+              observe(b)
+                  .withDatabaseJobs(List.of(runningJob(a)))
+                  .withDatabasePods(List.of(podOf(runningJob(a), "Running"))));
+      assertThat(both.summary()).contains("Deployment default/a");
+    }
+
+    @Test
+    void anotherNamespacesPodIsNotNamedInTheEvent() {
+      Deployment a = inNamespace("a", "team-a");
+      Deployment b = inNamespace("b", "team-b");
+
+      Plan plan =
+          planner.plan(observe(b).withDatabasePods(List.of(podOf(runningJob(a), "Running"))));
+
+      assertThat(plan.state()).isEqualTo(State.WAITING);
+      assertThat(all(plan, Emit.class))
+          .singleElement()
+          .satisfies(
+              e ->
+                  assertThat(e.message())
+                      .contains("a migration pod in another namespace")
                       .doesNotContain("team-a"));
     }
 

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.openfga.operator.model.Keys;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.DeletionPropagation;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
@@ -27,7 +28,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * SPEC section 9 on the real cluster, with the real {@code openfga migrate} and PostgreSQL: split
- * credentials, one migration per database (across an operator restart), a database proxy as a
+ * credentials, one migration per database (across an operator restart, and while a pod whose Job
+ * was deleted by someone else, or by the garbage collector, still runs), a database proxy as a
  * native sidecar, a rollback, and re-runs on demand. One operator under the chart's RBAC.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -63,6 +65,48 @@ class MigrationSafetyIT {
     }
     runs.sort(Comparator.comparing(TestKubelet.Run::started));
     return runs;
+  }
+
+  /**
+   * Two Deployments of {@code OLD_OPENFGA} on the one database (the same literal URI), once both
+   * have migrated it.
+   */
+  private static List<OpenFgaView> installedOnOneDatabase(
+      Postgres.Database db, String first, String second) {
+    List<OpenFgaView> views = new ArrayList<>();
+    for (String name : List.of(first, second)) {
+      views.add(
+          cluster.deploy(
+              UpstreamOpenFga.fixture(ns(), name, Binaries.OLD_OPENFGA, 0, 1)
+                  .envVar(Keys.URI_ENV, db.ownerUri()),
+              db.ownerUri()));
+    }
+    await()
+        .atMost(MIGRATED)
+        .untilAsserted(
+            () ->
+                assertThat(views)
+                    .allSatisfy(
+                        v -> assertThat(v.recordedVersion()).isEqualTo(Binaries.OLD_OPENFGA)));
+    return views;
+  }
+
+  /**
+   * Every view records {@code NEW_OPENFGA}, the schema is at its revision, and the {@code runs}
+   * migrate processes of their Jobs ran one at a time.
+   */
+  private static void assertAllMigratedOneAtATime(
+      Postgres.Database db, int runs, OpenFgaView... views) {
+    await()
+        .atMost(MIGRATED)
+        .untilAsserted(
+            () ->
+                assertThat(views)
+                    .allSatisfy(
+                        v -> assertThat(v.recordedVersion()).isEqualTo(Binaries.NEW_OPENFGA)));
+    assertThat(cluster.postgres().schemaRevision(db)).isEqualTo(6);
+    assertThat(runs(views)).hasSize(runs);
+    assertOneAtATime(runs(views));
   }
 
   /** No two migrate processes overlapped: each ended before the next one started. */
@@ -152,23 +196,9 @@ class MigrationSafetyIT {
     Postgres postgres = cluster.postgres();
     Postgres.Database db = postgres.createDatabase("shared");
     // both take the same literal URI: the same database
-    OpenFgaView a =
-        cluster.deploy(
-            UpstreamOpenFga.fixture(ns(), "shared-a", Binaries.OLD_OPENFGA, 0, 1)
-                .envVar(Keys.URI_ENV, db.ownerUri()),
-            db.ownerUri());
-    OpenFgaView b =
-        cluster.deploy(
-            UpstreamOpenFga.fixture(ns(), "shared-b", Binaries.OLD_OPENFGA, 0, 1)
-                .envVar(Keys.URI_ENV, db.ownerUri()),
-            db.ownerUri());
-    await()
-        .atMost(MIGRATED)
-        .untilAsserted(
-            () -> {
-              assertThat(a.recordedVersion()).isEqualTo(Binaries.OLD_OPENFGA);
-              assertThat(b.recordedVersion()).isEqualTo(Binaries.OLD_OPENFGA);
-            });
+    List<OpenFgaView> installed = installedOnOneDatabase(db, "shared-a", "shared-b");
+    OpenFgaView a = installed.get(0);
+    OpenFgaView b = installed.get(1);
     assertThat(runs(a, b)).hasSize(2);
     assertOneAtATime(runs(a, b));
 
@@ -212,17 +242,7 @@ class MigrationSafetyIT {
       assertThat(waiting.job()).isNull();
       assertThat(runs(a, b)).filteredOn(r -> r.ended() == null).hasSize(1);
     }
-    await()
-        .atMost(MIGRATED)
-        .untilAsserted(
-            () -> {
-              assertThat(a.recordedVersion()).isEqualTo(Binaries.NEW_OPENFGA);
-              assertThat(b.recordedVersion()).isEqualTo(Binaries.NEW_OPENFGA);
-            });
-    assertThat(postgres.schemaRevision(db)).isEqualTo(6);
-    List<TestKubelet.Run> runs = runs(a, b);
-    assertThat(runs).hasSize(4);
-    assertOneAtATime(runs);
+    assertAllMigratedOneAtATime(db, 4, a, b);
     assertThat(second.events("MigrationSucceeded")).hasSize(2);
   }
 
@@ -353,5 +373,118 @@ class MigrationSafetyIT {
     assertOneAtATime(runs);
     List<Event> started = openfga.events("MigrationStarted");
     assertThat(started).extracting(Event::getMessage).anyMatch(m -> m.contains(second));
+  }
+
+  @Test
+  @Order(6)
+  void aMigrationPodWhoseJobWasDeletedHoldsItsDatabaseUntilItHasStopped() {
+    Postgres postgres = cluster.postgres();
+    Postgres.Database db = postgres.createDatabase("orphaned");
+    List<OpenFgaView> installed = installedOnOneDatabase(db, "orphan-a", "orphan-b");
+    OpenFgaView a = installed.get(0);
+    OpenFgaView b = installed.get(1);
+
+    try (Postgres.Lock lock = postgres.lockTable(db, "tuple")) {
+      a.setVersion(Binaries.NEW_OPENFGA);
+      await().atMost(Duration.ofMinutes(1)).until(() -> a.migrating(Binaries.NEW_OPENFGA));
+      String pod =
+          cluster.kubelet().migrateRuns(ns(), a.jobName()).stream()
+              .filter(r -> r.ended() == null)
+              .map(TestKubelet.Run::pod)
+              .findFirst()
+              .orElseThrow();
+      String deletedUid = a.job().getMetadata().getUid();
+      // `kubectl delete job --cascade=orphan`: the Job is gone, its pod runs openfga migrate on
+      cluster
+          .client()
+          .batch()
+          .v1()
+          .jobs()
+          .inNamespace(ns())
+          .withName(a.jobName())
+          .withPropagationPolicy(DeletionPropagation.ORPHAN)
+          .delete();
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> a.job() == null || !deletedUid.equals(a.job().getMetadata().getUid()));
+      b.setVersion(Binaries.NEW_OPENFGA);
+
+      for (OpenFgaView waiting : List.of(a, b)) {
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .untilAsserted(
+                () ->
+                    assertThat(waiting.events("MigrationWaiting"))
+                        .extracting(Event::getMessage)
+                        .anyMatch(
+                            m ->
+                                m.contains("migration pod " + ns() + "/" + pod)
+                                    && m.contains("has not stopped")));
+      }
+      ControlPlane.sleep(Duration.ofSeconds(4)); // time enough to do something wrong
+      assertThat(a.job()).isNull();
+      assertThat(b.job()).isNull();
+      assertThat(runs(a, b)).filteredOn(r -> r.ended() == null).hasSize(1);
+      assertThat(OperatorInstall.status(cluster.plane(), "-n", ns()))
+          .contains("waiting for migration pod " + ns() + "/" + pod);
+    }
+    // the lock is gone: the orphaned migrate finishes, then a (again: nothing recorded its run)
+    // and b migrate, one after the other
+    assertAllMigratedOneAtATime(db, 5, a, b);
+  }
+
+  @Test
+  @Order(7)
+  void aDeploymentDeletedWhileItMigratesHoldsTheDatabaseUntilTheGarbageCollectorsPodHasStopped() {
+    Postgres postgres = cluster.postgres();
+    Postgres.Database db = postgres.createDatabase("collected");
+    List<OpenFgaView> installed = installedOnOneDatabase(db, "collected-c", "collected-d");
+    OpenFgaView c = installed.get(0);
+    OpenFgaView d = installed.get(1);
+
+    // a pod being deleted keeps running for a while (a long grace period, a proxy that drains)
+    cluster.kubelet().slowTermination(ns(), Duration.ofSeconds(15));
+    try (Postgres.Lock lock = postgres.lockTable(db, "tuple")) {
+      c.setVersion(Binaries.NEW_OPENFGA);
+      await().atMost(Duration.ofMinutes(1)).until(() -> c.migrating(Binaries.NEW_OPENFGA));
+      d.setVersion(Binaries.NEW_OPENFGA);
+      await().atMost(Duration.ofSeconds(30)).until(() -> d.events("MigrationWaiting").size() >= 1);
+      // kubectl delete deployment (background cascade): the garbage collector deletes the Job,
+      // then its pod, which stops only after its grace period
+      cluster
+          .client()
+          .apps()
+          .deployments()
+          .inNamespace(ns())
+          .withName(c.name())
+          .withPropagationPolicy(DeletionPropagation.BACKGROUND)
+          .delete();
+      await().atMost(Duration.ofSeconds(30)).until(() -> c.job() == null);
+      String pod =
+          cluster.kubelet().migrateRuns(ns(), c.jobName()).stream()
+              .filter(r -> r.ended() == null)
+              .map(TestKubelet.Run::pod)
+              .findFirst()
+              .orElseThrow();
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .untilAsserted(
+              () ->
+                  assertThat(d.events("MigrationWaiting"))
+                      .extracting(Event::getMessage)
+                      .anyMatch(m -> m.contains("migration pod " + ns() + "/" + pod)));
+      ControlPlane.sleep(Duration.ofSeconds(4)); // time enough to do something wrong
+      assertThat(d.job()).isNull();
+      assertThat(runs(c, d)).filteredOn(r -> r.ended() == null).hasSize(1);
+      // once the pod has stopped, d's Job is created (and waits for the lock in the database)
+      await().atMost(Duration.ofSeconds(60)).until(() -> d.job() != null && runs(c, d).size() == 4);
+    } finally {
+      cluster.kubelet().slowTermination(ns(), Duration.ZERO);
+    }
+    await()
+        .atMost(MIGRATED)
+        .untilAsserted(() -> assertThat(d.recordedVersion()).isEqualTo(Binaries.NEW_OPENFGA));
+    assertThat(postgres.schemaRevision(db)).isEqualTo(6);
+    assertOneAtATime(runs(c, d));
   }
 }
