@@ -29,7 +29,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -176,7 +175,7 @@ final class StepRunner {
         done.add("re-owned " + status.getMetadata().getName());
       } else if (step instanceof Step.CreateJob s) {
         job = create(s.job(), ns, client.batch().v1().jobs().inNamespace(ns));
-        droppedPodReplacementPolicy(s.job(), job)
+        MigrationJob.droppedPodReplacementPolicy(s.job(), job)
             .filter(w -> !warnedOfDroppedPolicy.getAndSet(true))
             .ifPresent(LOG::warn);
         own.jobCreated(job, o.now());
@@ -297,29 +296,6 @@ final class StepRunner {
       echoes.failed(current, current.getMetadata().getNamespace());
       throw e;
     }
-  }
-
-  /**
-   * Why the created Job lacks the {@code podReplacementPolicy} it was sent with, if it does: API
-   * servers before Kubernetes 1.29 (or with the JobPodReplacementPolicy feature gate off) drop the
-   * field, and a drained migration pod is then replaced while it still runs. Said once per process.
-   */
-  static Optional<String> droppedPodReplacementPolicy(Job sent, Job created) {
-    String asked = sent.getSpec() == null ? null : sent.getSpec().getPodReplacementPolicy();
-    String kept = created.getSpec() == null ? null : created.getSpec().getPodReplacementPolicy();
-    if (asked == null || asked.equals(kept)) {
-      return Optional.empty();
-    }
-    return Optional.of(
-        "the API server dropped podReplacementPolicy: "
-            + asked
-            + " from Job "
-            + created.getMetadata().getNamespace()
-            + "/"
-            + created.getMetadata().getName()
-            + ": it needs Kubernetes 1.29 or later (or the JobPodReplacementPolicy feature gate);"
-            + " until then a drained migration pod can be replaced while it still runs, and two"
-            + " openfga migrate may run at once");
   }
 
   private final AtomicBoolean warnedOfDroppedPolicy = new AtomicBoolean();

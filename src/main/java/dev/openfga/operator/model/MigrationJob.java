@@ -306,6 +306,29 @@ public final class MigrationJob {
     return labels;
   }
 
+  /**
+   * Why the created Job lacks the {@code podReplacementPolicy} it was sent with, if it does: API
+   * servers before Kubernetes 1.29 (or with the JobPodReplacementPolicy feature gate off) drop the
+   * field, and a drained migration pod is then replaced while it still runs. Said once per process.
+   */
+  public static Optional<String> droppedPodReplacementPolicy(Job sent, Job created) {
+    String asked = sent.getSpec() == null ? null : sent.getSpec().getPodReplacementPolicy();
+    String kept = created.getSpec() == null ? null : created.getSpec().getPodReplacementPolicy();
+    if (asked == null || asked.equals(kept)) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        "the API server dropped podReplacementPolicy: "
+            + asked
+            + " from Job "
+            + created.getMetadata().getNamespace()
+            + "/"
+            + created.getMetadata().getName()
+            + ": it needs Kubernetes 1.29 or later (or the JobPodReplacementPolicy feature gate);"
+            + " until then a drained migration pod can be replaced while it still runs, and two"
+            + " openfga migrate may run at once");
+  }
+
   /** Never the Deployment's selector labels: the migration pod must not become an endpoint. */
   static Map<String, String> podLabels() {
     Map<String, String> labels = new LinkedHashMap<>();

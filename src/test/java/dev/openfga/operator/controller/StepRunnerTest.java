@@ -78,25 +78,6 @@ class StepRunnerTest {
   }
 
   @Test
-  void aJobWhosePodReplacementPolicyTheApiServerDroppedIsSaid() {
-    Deployment d = cluster.create(openfga().build());
-    Job sent = buildJob(d, "v1.8.0");
-    assertThat(sent.getSpec().getPodReplacementPolicy()).isEqualTo("Failed");
-    Job kept = createJob(d, "v1.8.0");
-    Job dropped = new io.fabric8.kubernetes.api.model.batch.v1.JobBuilder(kept).build();
-    dropped.getSpec().setPodReplacementPolicy(null);
-
-    assertThat(StepRunner.droppedPodReplacementPolicy(sent, kept)).isEmpty();
-    assertThat(StepRunner.droppedPodReplacementPolicy(sent, dropped))
-        .hasValueSatisfying(
-            w ->
-                assertThat(w)
-                    .contains("dropped podReplacementPolicy: Failed")
-                    .contains("openfga/openfga-migrate")
-                    .contains("Kubernetes 1.29"));
-  }
-
-  @Test
   void deletesForegroundWithUidAndResourceVersionPreconditions() {
     Deployment d = cluster.create(openfga().build());
     Job job = createJob(d, "v1.8.0");

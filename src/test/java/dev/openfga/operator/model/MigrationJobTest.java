@@ -273,6 +273,25 @@ class MigrationJobTest {
     }
 
     @Test
+    void saysWhenTheApiServerDroppedThePodReplacementPolicy() {
+      // API servers before Kubernetes 1.29 drop the field they do not know from the created Job
+      Job sent = build(rich());
+      Job kept = new JobBuilder(sent).build();
+      Job dropped =
+          new JobBuilder(sent).editSpec().withPodReplacementPolicy(null).endSpec().build();
+
+      assertThat(MigrationJob.droppedPodReplacementPolicy(sent, kept)).isEmpty();
+      assertThat(MigrationJob.droppedPodReplacementPolicy(sent, dropped))
+          .hasValueSatisfying(
+              w ->
+                  assertThat(w)
+                      .contains("dropped podReplacementPolicy: Failed")
+                      .contains(
+                          sent.getMetadata().getNamespace() + "/" + sent.getMetadata().getName())
+                      .contains("Kubernetes 1.29"));
+    }
+
+    @Test
     void copiesAutomountServiceAccountTokenOfThePod() {
       Deployment off = rich();
       off.getSpec().getTemplate().getSpec().setAutomountServiceAccountToken(false);
