@@ -71,8 +71,8 @@ public enum Flag {
       "20",
       "At most this many lines of a failed migration pod's log (the Error: lines of openfga"
           + " migrate and a few before them, credentials masked, at most 2 KiB) put into the"
-          + " MigrationFailed Event and condition before the Job is ever deleted; needs pods list"
-          + " and pods/log get. 0 turns it off (0 to 1000)."),
+          + " MigrationFailed Event and condition before the Job is ever deleted; needs pods/log"
+          + " get (and pods list, needed anyway). 0 turns it off (0 to 1000)."),
   DRY_RUN(
       "--dry-run",
       "true|false",

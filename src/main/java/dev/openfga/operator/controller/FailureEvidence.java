@@ -18,7 +18,8 @@ import java.util.Optional;
  * Reads what a failed migration Job's pod left behind — its exit code and reason and the {@code
  * Error:} lines of {@code openfga migrate} ({@link FailureLog}) — once, while the pod still exists,
  * so that the evidence outlives the Job, and masks credentials before anything is copied. The
- * operator reads Pods only here, directly from the API (they are never cached).
+ * failed pod is listed here directly, by its Job's UID (the migration-pod informer of {@link
+ * MigrationReconciler} serves the one-migration-per-database rule).
  *
  * <p>The reads are bounded: a client of their own that never retries and gives up after {@link
  * #TIMEOUT} (a failing {@code pods/log}, e.g. a node whose kubelet is unreachable, would otherwise

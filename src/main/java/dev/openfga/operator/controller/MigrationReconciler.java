@@ -131,18 +131,20 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
             .withName(PODS)
             .withLabelSelector(Keys.DATABASE_LABEL)
             .withNamespacesInheritedFromController()
+            .withInformerListLimit(MigrationOperator.LIST_PAGE_SIZE)
             .withSecondaryToPrimaryMapper(pod -> java.util.Set.of())
             .build(),
         context);
   }
 
   /**
-   * Starts the Job and record informers now, each on a thread of its own, beside the Deployment
-   * informer. JOSDK starts a controller's own informer first and waits for it to sync before it
-   * starts the others; their {@code start()} does nothing once they run and holds their lock while
-   * they start, so JOSDK's own call later waits for these and returns (or, when one failed here,
-   * starts it again and reports the failure itself). Events they deliver before the Deployments are
-   * cached are dropped by JOSDK, which reconciles every cached Deployment once it starts anyway.
+   * Starts the Job, record and migration-pod informers now, each on a thread of its own, beside the
+   * Deployment informer. JOSDK starts a controller's own informer first and waits for it to sync
+   * before it starts the others; their {@code start()} does nothing once they run and holds their
+   * lock while they start, so JOSDK's own call later waits for these and returns (or, when one
+   * failed here, starts it again and reports the failure itself). Events they deliver before the
+   * Deployments are cached are dropped by JOSDK, which reconciles every cached Deployment once it
+   * starts anyway.
    */
   void startOwnedInformers() {
     for (InformerEventSource<?, Deployment> source : List.of(jobs, configMaps, pods)) {

@@ -146,18 +146,35 @@ public final class Database {
 
   /**
    * A migration pod on one of these databases that may still run {@code openfga migrate}: neither
-   * {@code Succeeded} nor {@code Failed}, the oldest first. Its Job may be gone: deleted without
-   * waiting for its pods (kubectl's default background or orphan cascade, the garbage collector
-   * after its Deployment), so the Jobs alone ({@link #busyWith}) cannot tell.
+   * {@code Succeeded} nor {@code Failed}, and not a pod of one of {@code jobs}, which {@link
+   * #busyWith} judges by their status; the oldest first. Its Job is gone, or not yet seen: deleted
+   * without waiting for its pods (kubectl's default background or orphan cascade, the garbage
+   * collector after its Deployment), which the Jobs alone cannot tell.
    */
-  public static Optional<Pod> busyPod(List<String> databases, Collection<Pod> pods) {
+  public static Optional<Pod> busyPod(
+      List<String> databases, Collection<Pod> pods, Collection<Job> jobs) {
+    java.util.Set<String> known = new java.util.HashSet<>();
+    jobs.forEach(j -> known.add(j.getMetadata().getUid()));
     return pods.stream()
         .filter(p -> sharesOne(databases, p))
+        .filter(p -> !known.contains(controllerUid(p)))
         .filter(Database::mayRun)
         .min(
             Comparator.comparing((Pod p) -> String.valueOf(p.getMetadata().getCreationTimestamp()))
                 .thenComparing(p -> p.getMetadata().getNamespace())
                 .thenComparing(p -> p.getMetadata().getName()));
+  }
+
+  /** The UID of the pod's controller (its Job), empty for none (orphaned). */
+  private static String controllerUid(Pod pod) {
+    var owners = pod.getMetadata().getOwnerReferences();
+    return owners == null
+        ? ""
+        : owners.stream()
+            .filter(r -> Boolean.TRUE.equals(r.getController()))
+            .map(r -> r.getUid())
+            .findFirst()
+            .orElse("");
   }
 
   private static boolean mayRun(Pod pod) {

@@ -356,7 +356,8 @@ public final class Planner {
         return waiting(d, steps, version, other.get());
       }
       // a pod can outlive its Job (deleted by someone else without waiting for it)
-      Optional<Pod> pod = Database.busyPod(Database.keysOf(job), o.databasePods());
+      Optional<Pod> pod =
+          Database.busyPod(Database.keysOf(job), o.databasePods(), o.databaseJobs());
       if (pod.isPresent()) {
         return waitingForPod(d, steps, version, pod.get());
       }
@@ -510,7 +511,6 @@ public final class Planner {
         after(Timing.WHILE_RUNNING));
   }
 
-  /** SPEC section 9: another Deployment's Job migrates the same database; wait for it. */
   /** SPEC section 9: a migration pod on the same database has not stopped, its Job maybe gone. */
   private static Plan waitingForPod(Deployment d, List<Step> steps, String version, Pod pod) {
     String job = Database.jobName(pod);
@@ -540,6 +540,7 @@ public final class Planner {
         after(Timing.WHILE_WAITING));
   }
 
+  /** SPEC section 9: another Deployment's Job migrates the same database; wait for it. */
   private static Plan waiting(Deployment d, List<Step> steps, String version, Job other) {
     String owner =
         Ownership.controller(other)

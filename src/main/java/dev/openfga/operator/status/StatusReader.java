@@ -73,10 +73,7 @@ public final class StatusReader {
                       .withLabel(Keys.MANAGED_BY, Keys.MANAGED_BY_OPERATOR)
                       .list()
                       .getItems());
-      List<Pod> migrationPods =
-          pods.computeIfAbsent(
-              ns,
-              n -> client.pods().inNamespace(n).withLabel(Keys.DATABASE_LABEL).list().getItems());
+      List<Pod> migrationPods = pods.computeIfAbsent(ns, n -> migrationPods(client, n));
       observed.add(
           new StatusView.Observed(
               d,
@@ -87,6 +84,22 @@ public final class StatusReader {
               migrationPods));
     }
     return observed;
+  }
+
+  /**
+   * The migration pods of {@code namespace}; none when the reader may not list pods (a person's
+   * role often may not): a pod whose Job was deleted then goes unseen, and a Deployment waiting for
+   * it shows as migrating.
+   */
+  static List<Pod> migrationPods(KubernetesClient client, String namespace) {
+    try {
+      return client.pods().inNamespace(namespace).withLabel(Keys.DATABASE_LABEL).list().getItems();
+    } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+      if (e.getCode() == 403) {
+        return List.of();
+      }
+      throw e;
+    }
   }
 
   /** The Events of {@code namespace} about Deployments and Jobs, read in pages of {@value PAGE}. */

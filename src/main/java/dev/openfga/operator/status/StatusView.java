@@ -170,7 +170,7 @@ public final class StatusView {
               .map(d -> d.isZero() ? "failed, retrying now" : "failed, retrying in " + human(d))
               .orElse("failed");
       case BLOCKED -> blockedText(plan);
-      case WAITING -> before(plan.summary(), " (Job");
+      case WAITING -> before(before(plan.summary(), " (Job"), " on the same database");
       case DOWNGRADED ->
           "rolled back, schema stays at " + between(plan.summary(), "stays at ", " (");
       case IGNORED -> "ignored";

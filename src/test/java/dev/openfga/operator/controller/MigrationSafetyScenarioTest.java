@@ -167,6 +167,15 @@ class MigrationSafetyScenarioTest {
     cluster.startOperator(MockCluster.config(Duration.ofSeconds(2), 1), "operator-a");
 
     await().atMost(WAIT).until(() -> cluster.eventReasons("b").contains("MigrationWaiting"));
+    assertThat(
+            cluster.client().v1().events().inNamespace(MockCluster.NS).list().getItems().stream()
+                .filter(e -> "MigrationWaiting".equals(e.getReason())))
+        .singleElement()
+        .satisfies(
+            e ->
+                assertThat(e.getMessage())
+                    .contains(
+                        "migration pod " + MockCluster.NS + "/a-migrate-x7k2p (Job a-migrate)"));
     // time for a Job to appear if the pod did not count
     await()
         .during(Duration.ofSeconds(4))

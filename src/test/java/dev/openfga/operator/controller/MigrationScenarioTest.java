@@ -98,7 +98,7 @@ class MigrationScenarioTest {
   }
 
   @Test
-  void theJobAndRecordListsAreSentWhileTheDeploymentListIsUnanswered() {
+  void theJobRecordAndPodListsAreSentWhileTheDeploymentListIsUnanswered() {
     // JOSDK alone starts the Job and record informers only once the Deployment informer has
     // synced: with the Deployment list answered after 3 s, they would be asked for after 3 s
     Duration delay = Duration.ofSeconds(3);
@@ -114,15 +114,15 @@ class MigrationScenarioTest {
             .filter(r -> r.method().equals("GET") && !isWatch(r.path()))
             .toList();
     long deployments = firstList(lists, "/deployments?").receivedNanos();
-    for (String kind : List.of("/jobs?", "/configmaps?")) {
+    for (String kind : List.of("/jobs?", "/configmaps?", "/pods?")) {
       assertThat(firstList(lists, kind).receivedNanos() - deployments)
           .as("%s list sent after the Deployment list, ns", kind)
           .isLessThan(delay.toNanos() * 2 / 3);
     }
     // and the operator still reconciles from complete caches
     awaitRecorded("openfga", "v1.8.0");
-    // JOSDK's own start of the two informers later found them running: one informer each
-    for (String kind : List.of("/jobs?", "/configmaps?")) {
+    // JOSDK's own start of the three informers later found them running: one informer each
+    for (String kind : List.of("/jobs?", "/configmaps?", "/pods?")) {
       assertThat(
               cluster.requests().stream()
                   .filter(r -> MockCluster.OPERATOR_AGENT.equals(r.userAgent()))

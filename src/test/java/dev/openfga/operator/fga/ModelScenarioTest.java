@@ -153,7 +153,8 @@ class ModelScenarioTest {
             .filter(r -> MockCluster.OPERATOR_AGENT.equals(r.userAgent()))
             .filter(r -> r.method().equals("GET") && !r.path().contains("watch=true"))
             .map(MockCluster.ApiRequest::path)
-            .filter(p -> p.matches(".*/(deployments|jobs|configmaps|fgastores|fgamodels)(\\?.*)?"))
+            .filter(
+                p -> p.matches(".*/(deployments|jobs|configmaps|pods|fgastores|fgamodels)(\\?.*)?"))
             .toList();
     assertThat(lists)
         .anyMatch(p -> p.contains("/fgastores?"))

@@ -17,7 +17,6 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
@@ -283,23 +282,11 @@ class MigrationSafetyTest {
                       .doesNotContain("team-a"));
     }
 
-    /** The pod the Job controller makes from the Job's template, in {@code phase}. */
+    /** The pod of a Job whose Job the operator no longer sees (deleted), in {@code phase}. */
     private Pod podOf(Job job, String phase) {
-      var template = job.getSpec().getTemplate().getMetadata();
-      return new PodBuilder()
-          .withNewMetadata()
-          .withName(job.getMetadata().getName() + "-x7k2p")
-          .withNamespace(job.getMetadata().getNamespace())
-          .withUid(job.getMetadata().getName() + "-pod-uid")
-          .withCreationTimestamp(Timestamps.format(NOW.minusSeconds(30)))
-          .withLabels(template.getLabels())
-          .addToLabels(Keys.JOB_NAME_LABEL, job.getMetadata().getName())
-          .withAnnotations(template.getAnnotations())
-          .endMetadata()
-          .withNewStatus()
-          .withPhase(phase)
-          .endStatus()
-          .build();
+      Pod pod = Fixtures.migrationPod(job, phase);
+      pod.getMetadata().setOwnerReferences(List.of()); // orphaned, or its Job gone
+      return pod;
     }
 
     @Test
@@ -330,7 +317,7 @@ class MigrationSafetyTest {
       Deployment b = named("b", "postgres://u:p@db:5432/fga");
       Job gone = runningJob(a);
 
-      for (String phase : new String[] {"Pending", "Running", null}) {
+      for (String phase : new String[] {"Pending", "Running", "Unknown", null}) {
         Plan plan = planner.plan(observe(b).withDatabasePods(List.of(podOf(gone, phase))));
         assertThat(plan.state()).as("pod %s", phase).isEqualTo(State.WAITING);
         assertThat(all(plan, CreateJob.class)).isEmpty();
@@ -361,6 +348,29 @@ class MigrationSafetyTest {
 
       assertThat(planner.plan(observe(a).withDatabasePods(List.of(old))).state())
           .isEqualTo(State.WAITING);
+    }
+
+    @Test
+    void aPodOfAJobItSeesIsLeftToThatJobsStatus() {
+      // this process's own new Job, not cached yet, whose pod the pod cache already shows: the
+      // Job is remembered, and its pod is not mistaken for one left behind
+      Deployment a = named("a", "postgres://u:p@db:5432/fga");
+      Job created = runningJob(a);
+      Pod itsPod = Fixtures.migrationPod(created, "Running");
+
+      Plan plan =
+          planner.plan(
+              observe(a).withDatabaseJobs(List.of(created)).withDatabasePods(List.of(itsPod)));
+
+      assertThat(plan.state()).isEqualTo(State.MIGRATING);
+      assertThat(all(plan, Emit.class)).noneMatch(e -> e.reason() == EventReason.MigrationWaiting);
+      // another Deployment waits for the Job, not for its pod
+      Plan other =
+          planner.plan(
+              observe(named("b", "postgres://u:p@db:5432/fga"))
+                  .withDatabaseJobs(List.of(created))
+                  .withDatabasePods(List.of(itsPod)));
+      assertThat(other.summary()).contains("Deployment default/a");
     }
 
     @Test

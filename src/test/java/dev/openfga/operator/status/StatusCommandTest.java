@@ -187,6 +187,20 @@ class StatusCommandTest {
   }
 
   @Test
+  void aReaderWhoMayNotListPodsStillGetsTheTable() {
+    // a person's role often may not read pods: the view goes without the migration pods
+    cluster.failNext("GET", "/pods?", 403, 1);
+    Run run = run(cluster.client(), "status", "--namespace", MockCluster.NS);
+
+    assertThat(run.exitCode()).isZero();
+    assertThat(run.out()).contains("up to date");
+    // any other refusal is the command's
+    cluster.failNext("GET", "/pods?", 401, 1);
+    assertThat(run(cluster.client(), "status", "--namespace", MockCluster.NS).exitCode())
+        .isNotZero();
+  }
+
+  @Test
   void jsonForScripts() throws Exception {
     Run run = run(cluster.client(), "status", "-n", MockCluster.NS, "-o", "json");
 

@@ -13,6 +13,7 @@ import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.MicroTime;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
@@ -60,6 +61,52 @@ class StatusViewTest {
         .withMessage(message)
         .withLastTimestamp(lastTimestamp)
         .build();
+  }
+
+  @Test
+  void waitingForAnotherDeploymentsJobOrForAPodWhoseJobIsGone() {
+    // two Deployments of the fixture's shape take the same URI: one database
+    Deployment d = Fixtures.deployment().build();
+    Deployment other = Fixtures.deployment().name("other").uid("other-uid").build();
+    Job running = Fixtures.job(other, NEW).running().build();
+    Pod left = Fixtures.migrationPod(running, "Running");
+    left.getMetadata().setOwnerReferences(List.of()); // its Job deleted with --cascade=orphan
+    Pod unlabelled = Fixtures.migrationPod(running, "Running");
+    unlabelled.getMetadata().setOwnerReferences(List.of());
+    unlabelled.getMetadata().getLabels().remove(Keys.JOB_NAME_LABEL);
+
+    StatusRow forJob =
+        StatusView.row(
+                new Observed(
+                    d, Optional.empty(), Optional.empty(), List.of(), List.of(running), List.of()),
+                NOW)
+            .orElseThrow();
+    StatusRow forPod =
+        StatusView.row(
+                new Observed(
+                    d, Optional.empty(), Optional.empty(), List.of(), List.of(), List.of(left)),
+                NOW)
+            .orElseThrow();
+    StatusRow forUnlabelled =
+        StatusView.row(
+                new Observed(
+                    d,
+                    Optional.empty(),
+                    Optional.empty(),
+                    List.of(),
+                    List.of(),
+                    List.of(unlabelled)),
+                NOW)
+            .orElseThrow();
+
+    assertThat(forJob.state()).isEqualTo(State.WAITING);
+    assertThat(forJob.stateText()).isEqualTo("waiting for Deployment default/other");
+    assertThat(forPod.state()).isEqualTo(State.WAITING);
+    assertThat(forPod.stateText())
+        .isEqualTo("waiting for migration pod default/other-migrate-x7k2p");
+    assertThat(forPod.summary()).contains("(Job other-migrate)");
+    assertThat(forUnlabelled.stateText())
+        .isEqualTo("waiting for migration pod default/other-migrate-x7k2p");
   }
 
   @Test

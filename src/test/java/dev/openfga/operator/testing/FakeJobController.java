@@ -86,8 +86,19 @@ public final class FakeJobController implements AutoCloseable {
                   @Override
                   public void onUpdate(Job oldJob, Job newJob) {}
 
+                  /** The garbage collector's part: the Job's pods go with it. */
                   @Override
-                  public void onDelete(Job job, boolean unknown) {}
+                  public void onDelete(Job job, boolean unknown) {
+                    timer.execute(
+                        () ->
+                            client
+                                .pods()
+                                .inNamespace(job.getMetadata().getNamespace())
+                                .withLabel(
+                                    "batch.kubernetes.io/controller-uid",
+                                    job.getMetadata().getUid())
+                                .delete());
+                  }
                 });
   }
 
@@ -141,25 +152,17 @@ public final class FakeJobController implements AutoCloseable {
   }
 
   /**
-   * The Job's pod, as the Job controller would make it (labelled with the Job's UID), ending as
-   * given: exit code 0 or 1, with the log the mock API server serves for it.
+   * The Job's pod, as the Job controller would make it (the template's labels and annotations, the
+   * Job's name and UID as labels, the Job as its controller), ending as given: exit code 0 or 1,
+   * with the log the mock API server serves for it; the pod of {@link #run} if there is one.
    */
   private void pod(Job job, int exitCode, String log) {
-    String name =
-        job.getMetadata().getName()
-            + "-"
-            + dev.openfga.operator.model.Names.shortHash(job.getMetadata().getUid())
-                .substring(0, 5);
-    Pod pod =
+    String name = podName(job);
+    podLogs.put(name, log);
+    Pod running = client.pods().inNamespace(job.getMetadata().getNamespace()).withName(name).get();
+    Pod pod = running != null ? running : newPod(job);
+    pod.setStatus(
         new PodBuilder()
-            .withNewMetadata()
-            .withName(name)
-            .withNamespace(job.getMetadata().getNamespace())
-            .addToLabels("batch.kubernetes.io/controller-uid", job.getMetadata().getUid())
-            .addToLabels("batch.kubernetes.io/job-name", job.getMetadata().getName())
-            .endMetadata()
-            // the pod template's spec, as the Job controller copies it (containers, env, volumes)
-            .withSpec(job.getSpec().getTemplate().getSpec())
             .withNewStatus()
             .withPhase(exitCode == 0 ? "Succeeded" : "Failed")
             .addNewContainerStatus()
@@ -172,13 +175,57 @@ public final class FakeJobController implements AutoCloseable {
             .endState()
             .endContainerStatus()
             .endStatus()
-            .build();
-    podLogs.put(name, log);
-    client.pods().inNamespace(job.getMetadata().getNamespace()).resource(pod).create();
+            .build()
+            .getStatus());
+    var resource = client.pods().inNamespace(job.getMetadata().getNamespace()).resource(pod);
+    if (running != null) {
+      resource.updateStatus();
+    } else {
+      resource.create();
+    }
   }
 
-  /** The pod is up and running {@code openfga migrate}. */
+  private static String podName(Job job) {
+    return job.getMetadata().getName()
+        + "-"
+        + dev.openfga.operator.model.Names.shortHash(job.getMetadata().getUid()).substring(0, 5);
+  }
+
+  private static Pod newPod(Job job) {
+    var template = job.getSpec().getTemplate().getMetadata();
+    return new PodBuilder()
+        .withNewMetadata()
+        .withName(podName(job))
+        .withNamespace(job.getMetadata().getNamespace())
+        .withLabels(template == null ? null : template.getLabels())
+        .withAnnotations(template == null ? null : template.getAnnotations())
+        .addToLabels("batch.kubernetes.io/controller-uid", job.getMetadata().getUid())
+        .addToLabels("batch.kubernetes.io/job-name", job.getMetadata().getName())
+        .addNewOwnerReference()
+        .withApiVersion("batch/v1")
+        .withKind("Job")
+        .withName(job.getMetadata().getName())
+        .withUid(job.getMetadata().getUid())
+        .withController(true)
+        .endOwnerReference()
+        .endMetadata()
+        // the pod template's spec, as the Job controller copies it (containers, env, volumes)
+        .withSpec(job.getSpec().getTemplate().getSpec())
+        .build();
+  }
+
+  /** The pod is up and running {@code openfga migrate} (its pod Running). */
   public void run(Job job) {
+    Pod pod = newPod(job);
+    pod.setStatus(
+        new PodBuilder().withNewStatus().withPhase("Running").endStatus().build().getStatus());
+    try {
+      client.pods().inNamespace(job.getMetadata().getNamespace()).resource(pod).create();
+    } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+      if (e.getCode() != 409) {
+        throw e;
+      }
+    }
     setStatus(job, new JobStatusBuilder().withActive(1).withReady(1).withStartTime(now()).build());
   }
 

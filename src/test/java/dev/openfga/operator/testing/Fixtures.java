@@ -15,6 +15,8 @@ import io.fabric8.kubernetes.api.model.EnvVarBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.apps.DeploymentConditionBuilder;
@@ -209,6 +211,35 @@ public final class Fixtures {
       Deployment deployment, ConfigMap statusConfigMap, Job job, Instant now) {
     return new Observation(
         deployment, Optional.ofNullable(statusConfigMap), Optional.ofNullable(job), now);
+  }
+
+  /**
+   * The pod the Job controller makes from the Job's template (its labels and annotations, the Job's
+   * name as a label, the Job as its controller), in {@code phase}.
+   */
+  public static Pod migrationPod(Job job, String phase) {
+    var template = job.getSpec().getTemplate().getMetadata();
+    return new PodBuilder()
+        .withNewMetadata()
+        .withName(job.getMetadata().getName() + "-x7k2p")
+        .withNamespace(job.getMetadata().getNamespace())
+        .withUid(job.getMetadata().getName() + "-pod-uid")
+        .withCreationTimestamp(Timestamps.format(NOW.minusSeconds(30)))
+        .withLabels(template.getLabels())
+        .addToLabels(Keys.JOB_NAME_LABEL, job.getMetadata().getName())
+        .withAnnotations(template.getAnnotations())
+        .addNewOwnerReference()
+        .withApiVersion("batch/v1")
+        .withKind("Job")
+        .withName(job.getMetadata().getName())
+        .withUid(job.getMetadata().getUid())
+        .withController(true)
+        .endOwnerReference()
+        .endMetadata()
+        .withNewStatus()
+        .withPhase(phase)
+        .endStatus()
+        .build();
   }
 
   public static EnvVar env(String name, String value) {
