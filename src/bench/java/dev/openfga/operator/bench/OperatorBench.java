@@ -423,9 +423,12 @@ public final class OperatorBench {
         }
       }
       operatorShare[i] = latencies[i] - apiNanos / 1e6;
+      Workload.podStarted(c, job);
+      Workload.podSucceeded(c, job);
       Workload.completeJob(c, job);
       settled.get(30, TimeUnit.SECONDS);
       c.batch().v1().jobs().withName(job).delete();
+      Workload.podDeleted(c, job);
       if (i == 0) {
         List<BenchApi.Request> all = api.requests();
         exampleCycle =
@@ -1114,6 +1117,7 @@ public final class OperatorBench {
           case "--histo" -> o.histo = true;
           case "--no-footprint" -> o.footprint = false;
           case "--metrics-off" -> o.metricsOff = true;
+          case "--migration-pods" -> Workload.migrationPods = true;
           case "--peer-command" -> o.peerCommand = args[++i];
           case "--api" -> {
             String kind = args[++i];

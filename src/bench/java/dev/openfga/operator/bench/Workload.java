@@ -544,6 +544,142 @@ public final class Workload {
   }
 
   /**
+   * With {@code --migration-pods}: the harness plays the Job controller and a kubelet for each
+   * migration Job, so that an operator that watches pods sees their events as in a cluster (a
+   * real API server without a controller manager makes none). The pod is made from the Job's
+   * template (its labels and annotations, the Job's name and UID, the Job as controller), then
+   * reported creating, running and ready, succeeded when the Job completes, and deleted with it.
+   */
+  static volatile boolean migrationPods;
+
+  private static final java.util.Set<String> SERVICE_ACCOUNTS =
+      java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+  private static String podName(String job) {
+    return job + "-bench";
+  }
+
+  /** The Job's pod created, scheduled, creating its container, then running and ready. */
+  static void podStarted(io.fabric8.kubernetes.client.KubernetesClient c, String job) {
+    if (!migrationPods) {
+      return;
+    }
+    var j = c.batch().v1().jobs().withName(job).get();
+    var template = j.getSpec().getTemplate();
+    String account =
+        template.getSpec().getServiceAccountName() == null
+            ? "default"
+            : template.getSpec().getServiceAccountName();
+    if (SERVICE_ACCOUNTS.add(account)) {
+      c.serviceAccounts()
+          .resource(
+              new io.fabric8.kubernetes.api.model.ServiceAccountBuilder()
+                  .withNewMetadata()
+                  .withName(account)
+                  .endMetadata()
+                  .build())
+          .createOr(io.fabric8.kubernetes.client.dsl.NonDeletingOperation::update);
+    }
+    c.pods()
+        .resource(
+            new io.fabric8.kubernetes.api.model.PodBuilder()
+                .withNewMetadata()
+                .withName(podName(job))
+                .withLabels(template.getMetadata().getLabels())
+                .addToLabels("batch.kubernetes.io/job-name", job)
+                .addToLabels("batch.kubernetes.io/controller-uid", j.getMetadata().getUid())
+                .addToLabels("job-name", job)
+                .addToLabels("controller-uid", j.getMetadata().getUid())
+                .withAnnotations(template.getMetadata().getAnnotations())
+                .addNewOwnerReference()
+                .withApiVersion("batch/v1")
+                .withKind("Job")
+                .withName(job)
+                .withUid(j.getMetadata().getUid())
+                .withController(true)
+                .withBlockOwnerDeletion(true)
+                .endOwnerReference()
+                .endMetadata()
+                .withSpec(template.getSpec())
+                .editSpec()
+                .withNodeName("bench-node")
+                .endSpec()
+                .build())
+        .create();
+    String now = now();
+    String container = template.getSpec().getContainers().get(0).getName();
+    String image = template.getSpec().getContainers().get(0).getImage();
+    podStatus(
+        c,
+        job,
+        "{\"phase\":\"Pending\",\"hostIP\":\"10.0.0.5\",\"startTime\":\"%s\",\"qosClass\":\"Burstable\",\"conditions\":[%s],\"containerStatuses\":[{\"name\":\"%s\",\"image\":\"%s\",\"imageID\":\"\",\"ready\":false,\"restartCount\":0,\"started\":false,\"state\":{\"waiting\":{\"reason\":\"ContainerCreating\"}}}]}"
+            .formatted(now, conditions(now, false), container, image));
+    podStatus(
+        c,
+        job,
+        "{\"phase\":\"Running\",\"podIP\":\"10.244.0.17\",\"podIPs\":[{\"ip\":\"10.244.0.17\"}],\"conditions\":[%s],\"containerStatuses\":[{\"name\":\"%s\",\"image\":\"%s\",\"imageID\":\"%s@sha256:0b2f\",\"containerID\":\"containerd://5d1e\",\"ready\":true,\"restartCount\":0,\"started\":true,\"state\":{\"running\":{\"startedAt\":\"%s\"}}}]}"
+            .formatted(conditions(now, true), container, image, image, now));
+  }
+
+  /** The pod's container exited 0: the pod Succeeded (before the Job is marked complete). */
+  static void podSucceeded(io.fabric8.kubernetes.client.KubernetesClient c, String job) {
+    if (!migrationPods) {
+      return;
+    }
+    var pod = c.pods().withName(podName(job)).get();
+    var status = pod.getStatus().getContainerStatuses().get(0);
+    String now = now();
+    podStatus(
+        c,
+        job,
+        "{\"phase\":\"Succeeded\",\"conditions\":[%s],\"containerStatuses\":[{\"name\":\"%s\",\"image\":\"%s\",\"imageID\":\"%s\",\"containerID\":\"containerd://5d1e\",\"ready\":false,\"restartCount\":0,\"started\":false,\"state\":{\"terminated\":{\"exitCode\":0,\"reason\":\"Completed\",\"startedAt\":\"%s\",\"finishedAt\":\"%s\"}}}]}"
+            .formatted(
+                conditions(now, false),
+                status.getName(),
+                status.getImage(),
+                status.getImageID(),
+                now,
+                now));
+  }
+
+  /** The garbage collector's part once the Job is deleted: its pod goes too. */
+  static void podDeleted(io.fabric8.kubernetes.client.KubernetesClient c, String job) {
+    if (migrationPods) {
+      c.pods().withName(podName(job)).withGracePeriod(0).delete();
+    }
+  }
+
+  private static String conditions(String now, boolean ready) {
+    StringBuilder s = new StringBuilder();
+    for (String type :
+        List.of("PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled")) {
+      boolean status = ready || type.equals("Initialized") || type.equals("PodScheduled");
+      if (s.length() > 0) {
+        s.append(',');
+      }
+      s.append(
+          "{\"type\":\"%s\",\"status\":\"%s\",\"lastProbeTime\":null,\"lastTransitionTime\":\"%s\"}"
+              .formatted(type, status ? "True" : "False", now));
+    }
+    return s.toString();
+  }
+
+  private static void podStatus(
+      io.fabric8.kubernetes.client.KubernetesClient c, String job, String status) {
+    c.pods()
+        .withName(podName(job))
+        .subresource("status")
+        .patch(
+            io.fabric8.kubernetes.client.dsl.base.PatchContext.of(
+                io.fabric8.kubernetes.client.dsl.base.PatchType.JSON_MERGE),
+            "{\"status\":" + status + "}");
+  }
+
+  private static String now() {
+    return java.time.Instant.now().toString().replaceAll("\\.\\d+Z$", "Z");
+  }
+
+  /**
    * Marks the Job complete, as the Job controller would (a real API server wants SuccessCriteriaMet
    * before Complete).
    */

@@ -65,7 +65,8 @@ final class FailureEvidence {
                   .withRequestRetryBackoffLimit(0)
                   .withRequestTimeout((int) TIMEOUT.toMillis())
                   .withConnectionTimeout((int) TIMEOUT.toMillis())
-                  .build());
+                  .build(),
+              true);
     }
     return bounded;
   }

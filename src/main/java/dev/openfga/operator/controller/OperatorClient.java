@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.KubernetesResource;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodStatus;
 import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectRulesReview;
@@ -42,6 +43,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       times or more (the create's answer, its watch events). {@link FailureEvidence} masks
  *       credentials with the failed pod's own containers, or reads the Job whole when it has no
  *       pod.
+ *   <li>A Pod is read as its metadata and its phase (the operator watches the migration pods only
+ *       to know whether one has stopped): its spec and its conditions and container statuses are
+ *       skipped. {@link FailureEvidence} reads a failed pod whole, through a client of its own
+ *       ({@link #create(Config, boolean)}).
  *   <li>The kinds the operator reads are registered by hand instead of fabric8 loading every model
  *       class on the class path to learn their kinds (model classes loaded: 972 → 487).
  *   <li>Reads ask for gzip ({@link GzipResponses}): a large list crosses TLS compressed.
@@ -76,10 +81,15 @@ public final class OperatorClient {
 
   /** A client for the cluster {@code config} describes. */
   public static KubernetesClient create(Config config) {
+    return create(config, false);
+  }
+
+  /** The same; {@code wholePods}: Pods are read whole (the failure evidence). */
+  public static KubernetesClient create(Config config, boolean wholePods) {
     KubernetesClientBuilder builder =
         new KubernetesClientBuilder()
             .withConfig(config)
-            .withKubernetesSerialization(serialization());
+            .withKubernetesSerialization(serialization(new ObjectMapper(), wholePods));
     Integer haltAfter = Integer.getInteger(HALT_AFTER_WRITES);
     builder.withHttpClientBuilderConsumer(
         http -> {
@@ -126,8 +136,16 @@ public final class OperatorClient {
 
   /** The same on {@code mapper} (a test looks at the deserializers it builds). */
   static KubernetesSerialization serialization(ObjectMapper mapper) {
+    return serialization(mapper, false);
+  }
+
+  private static KubernetesSerialization serialization(ObjectMapper mapper, boolean wholePods) {
     mapper.addMixIn(ObjectMeta.class, WithoutManagedFields.class);
     mapper.addMixIn(JobSpec.class, JobSpecReadWithoutPodTemplate.class);
+    if (!wholePods) {
+      mapper.addMixIn(Pod.class, PodReadWithoutSpec.class);
+      mapper.addMixIn(PodStatus.class, PodStatusReadWithoutContainers.class);
+    }
     mapper.registerModule(LazyDeserializers.module());
     KubernetesSerialization serialization = new KubernetesSerialization(mapper, false);
     // Properties set and read through generated lambdas, not reflection (WarmUp generates the
@@ -145,6 +163,27 @@ public final class OperatorClient {
       value = {"managedFields"},
       ignoreUnknown = true)
   private abstract static class WithoutManagedFields {}
+
+  /** Mixed into {@link Pod}: the spec is skipped when a pod is read (written as always). */
+  @JsonIgnoreProperties(
+      value = {"spec"},
+      allowGetters = true)
+  private abstract static class PodReadWithoutSpec {}
+
+  /**
+   * Mixed into {@link PodStatus}: what a pod's status says of its containers is skipped when read
+   * (written as always); the phase and the rest are kept.
+   */
+  @JsonIgnoreProperties(
+      value = {
+        "conditions",
+        "containerStatuses",
+        "initContainerStatuses",
+        "ephemeralContainerStatuses",
+        "resourceClaimStatuses"
+      },
+      allowGetters = true)
+  private abstract static class PodStatusReadWithoutContainers {}
 
   /**
    * Mixed into {@link JobSpec}: the pod template is skipped when a Job is read, and written as
