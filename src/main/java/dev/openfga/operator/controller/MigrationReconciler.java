@@ -18,6 +18,7 @@ import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.javaoperatorsdk.operator.api.config.informer.FieldSelectorBuilder;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
@@ -115,10 +116,11 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
   }
 
   /**
-   * An informer on the migration pods (label {@link Keys#DATABASE_LABEL}) in the watched
-   * namespaces: a pod outlives a Job deleted by someone else without waiting for it, and its
-   * database stays taken until it has stopped (SPEC section 9). Its events wake nothing: a
-   * Deployment that waits for a database looks again every {@link Timing#WHILE_WAITING}.
+   * An informer on the migration pods (label {@link Keys#DATABASE_LABEL}) that have not stopped
+   * (phase neither {@code Succeeded} nor {@code Failed}) in the watched namespaces: a pod outlives
+   * a Job deleted by someone else without waiting for it, and its database stays taken until it has
+   * stopped (SPEC section 9). Its events wake nothing: a Deployment that waits for a database looks
+   * again every {@link Timing#WHILE_WAITING}.
    */
   private static InformerEventSource<Pod, Deployment> migrationPods(
       EventSourceContext<Deployment> context) {
@@ -130,6 +132,13 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
         config
             .withName(PODS)
             .withLabelSelector(Keys.DATABASE_LABEL)
+            // only pods that have not stopped: the API server sends no event of a pod once it has
+            // ended (its end comes as a deletion), nor of its deletion later
+            .withFieldSelector(
+                new FieldSelectorBuilder()
+                    .withoutField("status.phase", "Succeeded")
+                    .withoutField("status.phase", "Failed")
+                    .build())
             .withNamespacesInheritedFromController()
             .withInformerListLimit(MigrationOperator.LIST_PAGE_SIZE)
             .withSecondaryToPrimaryMapper(pod -> java.util.Set.of())
