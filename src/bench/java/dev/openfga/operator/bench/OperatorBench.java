@@ -423,12 +423,16 @@ public final class OperatorBench {
         }
       }
       operatorShare[i] = latencies[i] - apiNanos / 1e6;
-      Workload.podStarted(c, job);
-      Workload.podSucceeded(c, job);
-      Workload.completeJob(c, job);
-      settled.get(30, TimeUnit.SECONDS);
-      c.batch().v1().jobs().withName(job).delete();
-      Workload.podDeleted(c, job);
+      try {
+        Workload.podStarted(c, job);
+        Workload.podSucceeded(c, job);
+        Workload.completeJob(c, job);
+        settled.get(30, TimeUnit.SECONDS);
+        c.batch().v1().jobs().withName(job).delete();
+      } finally {
+        // a running pod left behind would hold the database of the next variant's Deployments
+        Workload.podDeleted(c, job);
+      }
       if (i == 0) {
         List<BenchApi.Request> all = api.requests();
         exampleCycle =

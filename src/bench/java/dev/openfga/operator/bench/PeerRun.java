@@ -128,13 +128,16 @@ final class PeerRun {
       latencies[i] = (created.get(30, TimeUnit.SECONDS).atNanos() - t0) / 1e6;
       CompletableFuture<BenchApi.Request> recorded =
           api.next(r -> r.isWrite() && r.path().contains("/configmaps"));
-      Workload.podStarted(c, job);
-      Workload.podSucceeded(c, job);
-      Workload.completeJob(c, job);
-      recorded.get(30, TimeUnit.SECONDS);
-      Thread.sleep(200);
-      c.batch().v1().jobs().withName(job).delete();
-      Workload.podDeleted(c, job);
+      try {
+        Workload.podStarted(c, job);
+        Workload.podSucceeded(c, job);
+        Workload.completeJob(c, job);
+        recorded.get(30, TimeUnit.SECONDS);
+        Thread.sleep(200);
+        c.batch().v1().jobs().withName(job).delete();
+      } finally {
+        Workload.podDeleted(c, job);
+      }
       Thread.sleep(20);
     }
     return latencies;

@@ -570,7 +570,7 @@ public final class Workload {
         template.getSpec().getServiceAccountName() == null
             ? "default"
             : template.getSpec().getServiceAccountName();
-    if (SERVICE_ACCOUNTS.add(account)) {
+    if (!SERVICE_ACCOUNTS.contains(account)) {
       c.serviceAccounts()
           .resource(
               new io.fabric8.kubernetes.api.model.ServiceAccountBuilder()
@@ -579,6 +579,7 @@ public final class Workload {
                   .endMetadata()
                   .build())
           .createOr(io.fabric8.kubernetes.client.dsl.NonDeletingOperation::update);
+      SERVICE_ACCOUNTS.add(account);
     }
     c.pods()
         .resource(

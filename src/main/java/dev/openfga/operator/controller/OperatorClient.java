@@ -43,9 +43,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       times or more (the create's answer, its watch events). {@link FailureEvidence} masks
  *       credentials with the failed pod's own containers, or reads the Job whole when it has no
  *       pod.
- *   <li>A Pod is read as its metadata and its phase (the operator watches the migration pods only
- *       to know whether one has stopped): its spec and its conditions and container statuses are
- *       skipped. {@link FailureEvidence} reads a failed pod whole, through a client of its own
+ *   <li>A Pod is read without its spec and its status's conditions and container statuses (the
+ *       operator watches the migration pods only to know whether one has stopped: its labels, owner
+ *       and phase). {@link FailureEvidence} reads a failed pod whole, through a client of its own
  *       ({@link #create(Config, boolean)}).
  *   <li>The kinds the operator reads are registered by hand instead of fabric8 loading every model
  *       class on the class path to learn their kinds (model classes loaded: 972 → 487).

@@ -52,13 +52,21 @@ public final class Credentials {
   /**
    * The credentials of each Secret, kept while its uid and resourceVersion stay the same (with them
    * an OIDC access token). One per operator process; an entry is replaced when its Secret changes,
-   * dropped when its Secret is found gone or unusable, and the least recently used goes beyond
-   * {@value #KEPT} Secrets, so that no Secret's data outlives its use by much.
+   * dropped when its Secret is unusable, and the least recently used goes beyond {@value #KEPT}
+   * Secrets, so that no Secret's data outlives its use by much. A Secret found gone is kept for
+   * {@link #KEPT_AFTER_GONE} more, only for {@link #kept}: the deletion of a store that used it (a
+   * Secret and its FGAStore deleted together, with their namespace or one manifest, where another
+   * reconcile of the FGAStore may find the Secret gone first).
    */
   public static final class Cache {
     static final int KEPT = 256;
 
-    private record Entry(String uid, String resourceVersion, Credentials credentials) {}
+    /** How long the credentials of a Secret found gone are kept for a store's deletion. */
+    public static final Duration KEPT_AFTER_GONE = Duration.ofMinutes(5);
+
+    /** {@code goneAt}: when the Secret was found gone, else null. */
+    private record Entry(
+        String uid, String resourceVersion, Credentials credentials, Instant goneAt) {}
 
     private final Map<String, Entry> bySecret =
         new LinkedHashMap<>(16, 0.75f, true) {
@@ -77,6 +85,7 @@ public final class Credentials {
         throws CredentialsException {
       Entry kept = bySecret.get(source);
       if (kept != null
+          && kept.goneAt() == null
           && resourceVersion != null
           && Objects.equals(kept.uid(), uid)
           && resourceVersion.equals(kept.resourceVersion())) {
@@ -89,19 +98,37 @@ public final class Credentials {
         bySecret.remove(source);
         throw e;
       }
-      bySecret.put(source, new Entry(uid, resourceVersion, fresh));
+      bySecret.put(source, new Entry(uid, resourceVersion, fresh, null));
       return fresh;
     }
 
-    /** The credentials last read from the Secret {@code source} (namespace/name), if kept. */
-    public synchronized Optional<Credentials> kept(String source) {
+    /**
+     * The credentials last read from the Secret {@code source} (namespace/name), if kept: the
+     * Secret is there, or was found gone less than {@link #KEPT_AFTER_GONE} ago.
+     */
+    public synchronized Optional<Credentials> kept(String source, Instant now) {
+      dropGone(now);
       Entry entry = bySecret.get(source);
       return entry == null ? Optional.empty() : Optional.of(entry.credentials());
     }
 
-    /** The Secret {@code source} (namespace/name) is gone: its credentials are dropped. */
-    public synchronized void forget(String source) {
-      bySecret.remove(source);
+    /**
+     * The Secret {@code source} (namespace/name) is gone: its credentials are no longer handed to
+     * {@link #get}, and kept for {@link #kept} until {@link #KEPT_AFTER_GONE} after {@code now}.
+     */
+    public synchronized void gone(String source, Instant now) {
+      dropGone(now);
+      Entry entry = bySecret.get(source);
+      if (entry != null && entry.goneAt() == null) {
+        bySecret.put(
+            source, new Entry(entry.uid(), entry.resourceVersion(), entry.credentials(), now));
+      }
+    }
+
+    private void dropGone(Instant now) {
+      bySecret
+          .values()
+          .removeIf(e -> e.goneAt() != null && !now.isBefore(e.goneAt().plus(KEPT_AFTER_GONE)));
     }
   }
 

@@ -206,7 +206,8 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
                         credentials.kept(
                             store.getMetadata().getNamespace()
                                 + "/"
-                                + ref.getCredentialsRef().getName()));
+                                + ref.getCredentialsRef().getName(),
+                            clock.instant()));
     try {
       FgaApi api;
       try {
@@ -299,13 +300,17 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
       String namespace,
       FGAStore.OpenFgaRef ref)
       throws Credentials.CredentialsException {
-    Credentials credentials = credentials(client, cache, namespace, ref);
+    Credentials credentials = credentials(client, cache, namespace, ref, clock.instant());
     return new FgaApi(http, URI.create(ref.getUrl()), () -> credentials.bearer(http, clock));
   }
 
   /** The credentials the Secret {@code credentialsRef} holds, or none without one. */
   static Credentials credentials(
-      KubernetesClient client, Credentials.Cache cache, String namespace, FGAStore.OpenFgaRef ref)
+      KubernetesClient client,
+      Credentials.Cache cache,
+      String namespace,
+      FGAStore.OpenFgaRef ref,
+      Instant now)
       throws Credentials.CredentialsException {
     if (ref.getCredentialsRef() == null || ref.getCredentialsRef().getName() == null) {
       return Credentials.none();
@@ -319,7 +324,7 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
           "Secret " + namespace + "/" + name + " cannot be read: HTTP " + e.getCode());
     }
     if (secret == null) {
-      cache.forget(namespace + "/" + name);
+      cache.gone(namespace + "/" + name, now);
       throw new Credentials.CredentialsException(
           "Secret " + namespace + "/" + name + " (openfgaRef.credentialsRef) does not exist", true);
     }

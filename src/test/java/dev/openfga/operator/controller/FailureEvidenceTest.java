@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.openfga.operator.model.Keys;
 import dev.openfga.operator.testing.MockCluster;
 import io.fabric8.kubernetes.api.model.EventBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import org.junit.jupiter.api.AfterEach;
@@ -38,6 +39,39 @@ class FailureEvidenceTest {
         .containsEntry(Keys.MANAGED_BY, Keys.MANAGED_BY_OPERATOR);
     assertThat(cluster.operatorClient().getKubernetesSerialization().asJson(job()))
         .contains("\"template\"", "OPENFGA_DATASTORE_URI");
+  }
+
+  @Test
+  void theOperatorReadsPodsWithoutTheirSpecAndContainersAndWritesThemWhole() {
+    Job created = cluster.client().batch().v1().jobs().resource(job()).create();
+    cluster.jobs().fail(created, "Error: boom");
+
+    Pod read =
+        cluster
+            .operatorClient()
+            .pods()
+            .inNamespace(MockCluster.NS)
+            .withLabel(Keys.JOB_NAME_LABEL, "openfga-migrate")
+            .list()
+            .getItems()
+            .get(0);
+    Pod whole =
+        cluster
+            .client()
+            .pods()
+            .inNamespace(MockCluster.NS)
+            .withName(read.getMetadata().getName())
+            .get();
+
+    // what the migration-pod informer needs: labels, owner, phase
+    assertThat(read.getMetadata().getLabels()).containsKey(Keys.JOB_NAME_LABEL);
+    assertThat(read.getMetadata().getOwnerReferences()).hasSize(1);
+    assertThat(read.getStatus().getPhase()).isEqualTo("Failed");
+    assertThat(read.getSpec()).isNull();
+    assertThat(read.getStatus().getContainerStatuses()).isEmpty();
+    assertThat(whole.getStatus().getContainerStatuses()).hasSize(1);
+    assertThat(cluster.operatorClient().getKubernetesSerialization().asJson(whole))
+        .contains("\"spec\"", "\"containerStatuses\"", "OPENFGA_DATASTORE_URI");
   }
 
   @Test

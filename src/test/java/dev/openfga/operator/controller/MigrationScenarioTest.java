@@ -119,6 +119,9 @@ class MigrationScenarioTest {
           .as("%s list sent after the Deployment list, ns", kind)
           .isLessThan(delay.toNanos() * 2 / 3);
     }
+    // the migration pods only while they run
+    assertThat(firstList(lists, "/pods?").path())
+        .contains("fieldSelector=status.phase%21%3DSucceeded%2Cstatus.phase%21%3DFailed");
     // and the operator still reconciles from complete caches
     awaitRecorded("openfga", "v1.8.0");
     // JOSDK's own start of the three informers later found them running: one informer each

@@ -281,7 +281,9 @@ class FgaApiTest {
     Credentials kept = cache.get("ns/creds", "uid-1", "10", key);
     assertThat(cache.get("ns/creds", "uid-1", "10", key)).isSameAs(kept);
 
-    cache.forget("ns/creds");
+    java.time.Instant now = java.time.Instant.parse("2026-12-03T10:00:00Z");
+    cache.gone("ns/creds", now);
+    assertThat(cache.kept("ns/creds", now)).containsSame(kept);
     Credentials again = cache.get("ns/creds", "uid-1", "10", key);
     assertThat(again).isNotSameAs(kept);
 

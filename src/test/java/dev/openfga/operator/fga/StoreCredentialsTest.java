@@ -13,6 +13,8 @@ import org.junit.jupiter.api.Test;
 
 /** How an FGAStore's reconcile takes its credentials from the Secret and the process's cache. */
 class StoreCredentialsTest {
+  private static final java.time.Instant NOW = java.time.Instant.parse("2026-12-03T10:00:00Z");
+
   private final MockCluster cluster = new MockCluster();
 
   @AfterEach
@@ -41,16 +43,21 @@ class StoreCredentialsTest {
     ref.setCredentialsRef(new FGAStore.NameRef("creds"));
     Credentials.Cache cache = new Credentials.Cache();
 
-    Credentials kept = StoreReconciler.credentials(cluster.client(), cache, MockCluster.NS, ref);
-    assertThat(StoreReconciler.credentials(cluster.client(), cache, MockCluster.NS, ref))
+    Credentials kept =
+        StoreReconciler.credentials(cluster.client(), cache, MockCluster.NS, ref, NOW);
+    assertThat(StoreReconciler.credentials(cluster.client(), cache, MockCluster.NS, ref, NOW))
         .isSameAs(kept);
 
     cluster.client().resource(secret).delete();
     assertThatThrownBy(
-            () -> StoreReconciler.credentials(cluster.client(), cache, MockCluster.NS, ref))
+            () -> StoreReconciler.credentials(cluster.client(), cache, MockCluster.NS, ref, NOW))
         .isInstanceOf(Credentials.CredentialsException.class)
         .hasMessage(
             "Secret " + MockCluster.NS + "/creds (openfgaRef.credentialsRef) does not exist");
+    // kept a while only for the deletion of a store that used it (its FGAStore deleted with it)
+    assertThat(cache.kept(MockCluster.NS + "/creds", NOW.plusSeconds(60))).containsSame(kept);
+    assertThat(cache.kept(MockCluster.NS + "/creds", NOW.plus(Credentials.Cache.KEPT_AFTER_GONE)))
+        .isEmpty();
     // the same Secret offered again: nothing of it was kept
     assertThat(
             cache.get(

@@ -145,8 +145,8 @@ class StoreScenarioTest {
     assertThat(stores).hasSize(2);
   }
 
-  @Test
-  void aStoreDeletedWithItsSecretIsStillDeletedWhenTheServerRefusesAtFirst() {
+  /** A ready FGAStore {@code app} (deletionPolicy Delete) whose credentials the Secret holds. */
+  private void readyStoreWithSecret() {
     cluster
         .client()
         .resource(
@@ -173,6 +173,44 @@ class StoreScenarioTest {
         .untilAsserted(
             () -> assertThat(ready("app")).extracting(Condition::getStatus).isEqualTo("True"));
     assertThat(stores).hasSize(1);
+  }
+
+  @Test
+  void aStoreWhoseSecretAReconcileFoundGoneBeforeItsDeletionIsStillDeleted() {
+    // the Secret and the FGAStore deleted together (their namespace, one manifest): a reconcile
+    // of the FGAStore in between finds the Secret gone before the deletion is seen
+    readyStoreWithSecret();
+    cluster.client().secrets().inNamespace(MockCluster.NS).withName("key").delete();
+    cluster
+        .client()
+        .resources(FGAStore.class)
+        .inNamespace(MockCluster.NS)
+        .withName("app")
+        .edit(
+            s -> {
+              s.getMetadata().setAnnotations(java.util.Map.of("touched", "yes"));
+              return s;
+            });
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () ->
+                assertThat(ready("app"))
+                    .extracting(Condition::getReason)
+                    .isEqualTo(StorePlanner.CREDENTIALS_ERROR));
+
+    cluster.client().resources(FGAStore.class).inNamespace(MockCluster.NS).withName("app").delete();
+
+    await().atMost(WAIT).until(() -> TestStores.get(cluster, "app") == null);
+    assertThat(stores).isEmpty();
+    assertThat(cluster.client().v1().events().inNamespace(MockCluster.NS).list().getItems())
+        .extracting(e -> e.getReason())
+        .doesNotContain("StoreNotDeleted");
+  }
+
+  @Test
+  void aStoreDeletedWithItsSecretIsStillDeletedWhenTheServerRefusesAtFirst() {
+    readyStoreWithSecret();
 
     // the first try (FgaApi's four attempts) is refused; the next, 10 s later, deletes
     api.failingDeletes.set(FgaApi.ATTEMPTS);
