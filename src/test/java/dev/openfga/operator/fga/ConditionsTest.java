@@ -43,16 +43,8 @@ class ConditionsTest {
   void aStatusIsStillWrittenWhenOnlyALabelChangedSinceTheRead() {
     FGAStore read = TestStores.create(cluster, "app", "app", null);
     // while the reconcile created the store, a GitOps tool labelled the resource
-    cluster
-        .client()
-        .resources(FGAStore.class)
-        .inNamespace(MockCluster.NS)
-        .withName("app")
-        .edit(
-            s -> {
-              s.getMetadata().setLabels(java.util.Map.of("team", "payments"));
-              return s;
-            });
+    TestStores.edit(
+        cluster, "app", s -> s.getMetadata().setLabels(java.util.Map.of("team", "payments")));
 
     UpdateControl<FGAStore> control =
         Conditions.update(

@@ -181,16 +181,8 @@ class StoreScenarioTest {
     // of the FGAStore in between finds the Secret gone before the deletion is seen
     readyStoreWithSecret();
     cluster.client().secrets().inNamespace(MockCluster.NS).withName("key").delete();
-    cluster
-        .client()
-        .resources(FGAStore.class)
-        .inNamespace(MockCluster.NS)
-        .withName("app")
-        .edit(
-            s -> {
-              s.getMetadata().setAnnotations(java.util.Map.of("touched", "yes"));
-              return s;
-            });
+    TestStores.edit(
+        cluster, "app", s -> s.getMetadata().setAnnotations(java.util.Map.of("touched", "yes")));
     await()
         .atMost(WAIT)
         .untilAsserted(

@@ -61,6 +61,20 @@ final class TestStores {
         .get();
   }
 
+  /** Changes the FGAStore {@code name} on the API server. */
+  static void edit(MockCluster cluster, String name, java.util.function.Consumer<FGAStore> change) {
+    cluster
+        .client()
+        .resources(FGAStore.class)
+        .inNamespace(MockCluster.NS)
+        .withName(name)
+        .edit(
+            s -> {
+              change.accept(s);
+              return s;
+            });
+  }
+
   /** Changes the FGAModel {@code name} on the API server. */
   static void editModel(
       MockCluster cluster, String name, java.util.function.Consumer<FGAModel> change) {

@@ -191,26 +191,18 @@ public final class FakeJobController implements AutoCloseable {
         + dev.openfga.operator.model.Names.shortHash(job.getMetadata().getUid()).substring(0, 5);
   }
 
+  /** The Job's pod as the Job controller makes it, with the template's spec, no status yet. */
   private static Pod newPod(Job job) {
-    var template = job.getSpec().getTemplate().getMetadata();
-    return new PodBuilder()
-        .withNewMetadata()
+    return new PodBuilder(Fixtures.migrationPod(job, null))
+        .editMetadata()
         .withName(podName(job))
-        .withNamespace(job.getMetadata().getNamespace())
-        .withLabels(template == null ? null : template.getLabels())
-        .withAnnotations(template == null ? null : template.getAnnotations())
+        .withUid(null)
+        .withCreationTimestamp(null)
         .addToLabels("batch.kubernetes.io/controller-uid", job.getMetadata().getUid())
-        .addToLabels("batch.kubernetes.io/job-name", job.getMetadata().getName())
-        .addNewOwnerReference()
-        .withApiVersion("batch/v1")
-        .withKind("Job")
-        .withName(job.getMetadata().getName())
-        .withUid(job.getMetadata().getUid())
-        .withController(true)
-        .endOwnerReference()
         .endMetadata()
         // the pod template's spec, as the Job controller copies it (containers, env, volumes)
         .withSpec(job.getSpec().getTemplate().getSpec())
+        .withStatus(null)
         .build();
   }
 

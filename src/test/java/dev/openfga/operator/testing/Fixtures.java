@@ -218,7 +218,10 @@ public final class Fixtures {
    * name as a label, the Job as its controller), in {@code phase}.
    */
   public static Pod migrationPod(Job job, String phase) {
-    var template = job.getSpec().getTemplate().getMetadata();
+    var template =
+        job.getSpec().getTemplate() == null || job.getSpec().getTemplate().getMetadata() == null
+            ? new io.fabric8.kubernetes.api.model.ObjectMeta()
+            : job.getSpec().getTemplate().getMetadata();
     return new PodBuilder()
         .withNewMetadata()
         .withName(job.getMetadata().getName() + "-x7k2p")
