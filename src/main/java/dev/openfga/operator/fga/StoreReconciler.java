@@ -213,7 +213,9 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
       try {
         api = api(store);
       } catch (Credentials.CredentialsException e) {
-        if (!e.secretGone() || kept.isEmpty()) {
+        // the Secret gone, or no longer readable (its namespace being deleted takes the
+        // operator's RoleBinding there with it): the credentials last read delete the store
+        if (kept.isEmpty()) {
           throw e;
         }
         Credentials last = kept.get();

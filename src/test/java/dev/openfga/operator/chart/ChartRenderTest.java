@@ -293,6 +293,34 @@ class ChartRenderTest {
   }
 
   @Test
+  void fgaStoreFinalizersAreGrantedBeyondTheWatchedNamespaces() {
+    // a watched namespace deleted whole takes its RoleBinding with it: the finalizer must still
+    // come off its FGAStores
+    var single = chart().values("storesAndModels:\n  enabled: true\n").render();
+    var all =
+        chart().values("storesAndModels:\n  enabled: true\nwatchAllNamespaces: true\n").render();
+
+    assertThat(single.all(ClusterRoleBinding.class))
+        .singleElement()
+        .satisfies(b -> assertThat(b.getRoleRef().getName()).endsWith("-fgastore-finalizers"));
+    assertThat(single.all(ClusterRole.class))
+        .singleElement()
+        .satisfies(
+            r ->
+                assertThat(r.getRules())
+                    .singleElement()
+                    .satisfies(
+                        rule -> {
+                          assertThat(rule.getResources()).containsExactly("fgastores");
+                          assertThat(rule.getVerbs()).containsExactly("get", "patch");
+                        }));
+    // watching all namespaces, the ClusterRoleBinding of every rule holds anyway
+    assertThat(all.all(ClusterRole.class))
+        .noneMatch(r -> r.getMetadata().getName().endsWith("-fgastore-finalizers"));
+    assertThat(chart().render().all(ClusterRole.class)).isEmpty();
+  }
+
+  @Test
   void withoutLeaderElectionThereIsNoLeaseRole() {
     var manifests = chart().values("leaderElection:\n  enabled: false\n").render();
 

@@ -201,6 +201,19 @@ class StoreScenarioTest {
   }
 
   @Test
+  void aStoreWhoseSecretCanNoLongerBeReadIsDeletedWithTheCredentialsLastRead() {
+    // its namespace being deleted takes the operator's RoleBinding there with it: the Secret,
+    // still there, answers 403
+    readyStoreWithSecret();
+    cluster.failNext("GET", "/secrets/key", 403, 1000);
+
+    cluster.client().resources(FGAStore.class).inNamespace(MockCluster.NS).withName("app").delete();
+
+    await().atMost(WAIT).until(() -> TestStores.get(cluster, "app") == null);
+    assertThat(stores).isEmpty();
+  }
+
+  @Test
   void aStoreDeletedWithItsSecretIsStillDeletedWhenTheServerRefusesAtFirst() {
     readyStoreWithSecret();
 
