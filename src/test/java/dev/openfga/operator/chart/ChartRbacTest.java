@@ -420,15 +420,16 @@ class ChartRbacTest {
     m.setPublish(publish);
     model.setSpec(m);
     h.resources(FGAModel.class).inNamespace(WATCHED).resource(model).create();
+    // a merge patch, not an edit: the fake controllers write alpha meanwhile (an edit is
+    // conditional on the resourceVersion it read, and failed once with 409 in a CI run)
     h.apps()
         .deployments()
         .inNamespace(WATCHED)
         .withName("alpha")
-        .edit(
-            d -> {
-              d.getMetadata().getLabels().put(ModelReconciler.MODEL, "app");
-              return d;
-            });
+        .patch(
+            io.fabric8.kubernetes.client.dsl.base.PatchContext.of(
+                io.fabric8.kubernetes.client.dsl.base.PatchType.JSON_MERGE),
+            "{\"metadata\":{\"labels\":{\"" + ModelReconciler.MODEL + "\":\"app\"}}}");
   }
 
   private static void awaitStoreAndModelThenDeleteTheStore(
