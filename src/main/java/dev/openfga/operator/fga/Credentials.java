@@ -56,7 +56,8 @@ public final class Credentials {
    * Secrets, so that no Secret's data outlives its use by much. A Secret found gone is kept for
    * {@link #KEPT_AFTER_GONE} more, only for {@link #kept}: the deletion of a store that used it (a
    * Secret and its FGAStore deleted together, with their namespace or one manifest, where another
-   * reconcile of the FGAStore may find the Secret gone first).
+   * reconcile of the FGAStore may find the Secret gone first). It is dropped by the first {@link
+   * #gone} or {@link #kept} after that time, or when {@value #KEPT} other Secrets push it out.
    */
   public static final class Cache {
     static final int KEPT = 256;

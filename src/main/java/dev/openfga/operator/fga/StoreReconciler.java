@@ -196,25 +196,25 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
     }
     FGAStore.OpenFgaRef ref = store.getSpec().getOpenfgaRef();
     String uid = store.getMetadata().getUid();
-    // the credentials last read, for a Secret deleted together with the FGAStore
-    Optional<Credentials> kept =
-        ref.getCredentialsRef() == null || ref.getCredentialsRef().getName() == null
-            ? Optional.empty()
-            : Optional.ofNullable(deletingWith.get(uid))
-                .or(
-                    () ->
-                        credentials.kept(
-                            store.getMetadata().getNamespace()
-                                + "/"
-                                + ref.getCredentialsRef().getName(),
-                            clock.instant()));
     try {
       FgaApi api;
       try {
         api = api(store);
       } catch (Credentials.CredentialsException e) {
         // the Secret gone, or no longer readable (its namespace being deleted takes the
-        // operator's RoleBinding there with it): the credentials last read delete the store
+        // operator's RoleBinding there with it): the credentials last read delete the store. Looked
+        // up after the failed read: a Secret whose data became unusable dropped them there.
+        Optional<Credentials> kept =
+            ref.getCredentialsRef() == null || ref.getCredentialsRef().getName() == null
+                ? Optional.empty()
+                : Optional.ofNullable(deletingWith.get(uid))
+                    .or(
+                        () ->
+                            credentials.kept(
+                                store.getMetadata().getNamespace()
+                                    + "/"
+                                    + ref.getCredentialsRef().getName(),
+                                clock.instant()));
         if (kept.isEmpty()) {
           throw e;
         }

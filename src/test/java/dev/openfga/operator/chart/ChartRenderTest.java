@@ -314,6 +314,12 @@ class ChartRenderTest {
                           assertThat(rule.getResources()).containsExactly("fgastores");
                           assertThat(rule.getVerbs()).containsExactly("get", "patch");
                         }));
+    // several watched namespaces: their RoleBindings go with them too
+    var several =
+        chart().values("storesAndModels:\n  enabled: true\nwatchNamespaces: [a, b]\n").render();
+    assertThat(several.all(ClusterRoleBinding.class))
+        .singleElement()
+        .satisfies(b -> assertThat(b.getRoleRef().getName()).endsWith("-fgastore-finalizers"));
     // watching all namespaces, the ClusterRoleBinding of every rule holds anyway
     assertThat(all.all(ClusterRole.class))
         .noneMatch(r -> r.getMetadata().getName().endsWith("-fgastore-finalizers"));

@@ -214,6 +214,39 @@ class StoreScenarioTest {
   }
 
   @Test
+  void aSecretMadeUnusableIsNotStoodInForByTheCredentialsItHeldBefore() {
+    readyStoreWithSecret();
+    cluster
+        .client()
+        .secrets()
+        .inNamespace(MockCluster.NS)
+        .withName("key")
+        .edit(
+            s -> {
+              s.setData(java.util.Map.of("token", "eA==")); // no key a credential is read from
+              return s;
+            });
+
+    cluster.client().resources(FGAStore.class).inNamespace(MockCluster.NS).withName("app").delete();
+
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                cluster
+                    .client()
+                    .v1()
+                    .events()
+                    .inNamespace(MockCluster.NS)
+                    .list()
+                    .getItems()
+                    .stream()
+                    .anyMatch(e -> StorePlanner.CREDENTIALS_ERROR.equals(e.getReason())));
+    assertThat(TestStores.get(cluster, "app")).isNotNull();
+    assertThat(stores).hasSize(1);
+  }
+
+  @Test
   void aStoreDeletedWithItsSecretIsStillDeletedWhenTheServerRefusesAtFirst() {
     readyStoreWithSecret();
 
