@@ -520,24 +520,7 @@ public final class Planner {
             + "/"
             + pod.getMetadata().getName()
             + (job.isEmpty() ? "" : " (Job " + job + ")");
-    String told =
-        d.getMetadata().getNamespace().equals(pod.getMetadata().getNamespace())
-            ? who
-            : "a migration pod in another namespace";
-    steps.add(
-        new Emit(
-            EventReason.MigrationWaiting,
-            "Waiting for "
-                + told
-                + ", which migrates the same database and has not stopped; the migration to "
-                + version
-                + " starts when it has",
-            "waiting/" + pod.getMetadata().getUid()));
-    return new Plan(
-        State.WAITING,
-        "waiting for " + who + " on the same database to stop",
-        steps,
-        after(Timing.WHILE_WAITING));
+    return waitingFor(d, steps, version, pod.getMetadata(), who, true);
   }
 
   /** SPEC section 9: another Deployment's Job migrates the same database; wait for it. */
@@ -553,23 +536,41 @@ public final class Planner {
             + ", version "
             + MigrationJob.describedVersion(other)
             + ")";
+    return waitingFor(d, steps, version, other.getMetadata(), who, false);
+  }
+
+  /**
+   * WAITING for {@code who} (a Job, or a pod that has not stopped) on the same database, with one
+   * {@code MigrationWaiting} Event per object waited for.
+   */
+  private static Plan waitingFor(
+      Deployment d,
+      List<Step> steps,
+      String version,
+      io.fabric8.kubernetes.api.model.ObjectMeta whose,
+      String who,
+      boolean pod) {
     // the Event is read by this namespace's users: another namespace's names are not theirs
     String told =
-        d.getMetadata().getNamespace().equals(other.getMetadata().getNamespace())
+        d.getMetadata().getNamespace().equals(whose.getNamespace())
             ? who
-            : "a migration in another namespace";
+            : pod ? "a migration pod in another namespace" : "a migration in another namespace";
     steps.add(
         new Emit(
             EventReason.MigrationWaiting,
             "Waiting for "
                 + told
-                + ", which migrates the same database; the migration to "
-                + version
-                + " starts when it has finished",
-            "waiting/" + other.getMetadata().getUid()));
+                + (pod
+                    ? ", which migrates the same database and has not stopped; the migration to "
+                        + version
+                        + " starts when it has"
+                    : ", which migrates the same database; the migration to "
+                        + version
+                        + " starts when it has finished"),
+            "waiting/" + whose.getUid()));
     return new Plan(
         State.WAITING,
-        "waiting for " + who + " on the same database",
+        "waiting for " + who + " on the same database" + (pod ? " to stop" : ""),
         steps,
         after(Timing.WHILE_WAITING));
   }

@@ -101,9 +101,7 @@ class StoreScenarioTest {
                 first.getStatus().getCreatedByOperator(),
                 second.getStatus().getCreatedByOperator()))
         .containsExactlyInAnyOrder(true, false);
-    assertThat(cluster.client().v1().events().inNamespace(MockCluster.NS).list().getItems())
-        .extracting(e -> e.getReason())
-        .containsOnlyOnce(StorePlanner.CREATED, StorePlanner.ADOPTED);
+    assertThat(eventReasons()).containsOnlyOnce(StorePlanner.CREATED, StorePlanner.ADOPTED);
 
     // the one that made it, deleted under Delete, keeps it: the other stands for it
     String creator =
@@ -143,6 +141,13 @@ class StoreScenarioTest {
                     .extracting(Condition::getReason)
                     .isEqualTo("AmbiguousStoreName"));
     assertThat(stores).hasSize(2);
+  }
+
+  /** The reasons of the Events in the namespace, oldest first. */
+  private java.util.List<String> eventReasons() {
+    return cluster.client().v1().events().inNamespace(MockCluster.NS).list().getItems().stream()
+        .map(e -> e.getReason())
+        .toList();
   }
 
   /** A ready FGAStore {@code app} (deletionPolicy Delete) whose credentials the Secret holds. */
@@ -195,9 +200,7 @@ class StoreScenarioTest {
 
     await().atMost(WAIT).until(() -> TestStores.get(cluster, "app") == null);
     assertThat(stores).isEmpty();
-    assertThat(cluster.client().v1().events().inNamespace(MockCluster.NS).list().getItems())
-        .extracting(e -> e.getReason())
-        .doesNotContain("StoreNotDeleted");
+    assertThat(eventReasons()).doesNotContain("StoreNotDeleted");
   }
 
   @Test
@@ -229,19 +232,7 @@ class StoreScenarioTest {
 
     cluster.client().resources(FGAStore.class).inNamespace(MockCluster.NS).withName("app").delete();
 
-    await()
-        .atMost(WAIT)
-        .until(
-            () ->
-                cluster
-                    .client()
-                    .v1()
-                    .events()
-                    .inNamespace(MockCluster.NS)
-                    .list()
-                    .getItems()
-                    .stream()
-                    .anyMatch(e -> StorePlanner.CREDENTIALS_ERROR.equals(e.getReason())));
+    await().atMost(WAIT).until(() -> eventReasons().contains(StorePlanner.CREDENTIALS_ERROR));
     assertThat(TestStores.get(cluster, "app")).isNotNull();
     assertThat(stores).hasSize(1);
   }
@@ -257,9 +248,6 @@ class StoreScenarioTest {
 
     await().atMost(Duration.ofSeconds(30)).until(() -> TestStores.get(cluster, "app") == null);
     assertThat(stores).isEmpty();
-    assertThat(cluster.client().v1().events().inNamespace(MockCluster.NS).list().getItems())
-        .extracting(e -> e.getReason())
-        .contains("OpenFGARequestFailed")
-        .doesNotContain("StoreNotDeleted");
+    assertThat(eventReasons()).contains("OpenFGARequestFailed").doesNotContain("StoreNotDeleted");
   }
 }
