@@ -89,9 +89,9 @@ final class FailureEvidence {
     String uid = job.getMetadata().getUid();
     List<Pod> pods;
     try {
-      pods = podsOf(ns, "batch.kubernetes.io/controller-uid", uid);
+      pods = podsOf(ns, Keys.JOB_UID_LABEL, uid);
       if (pods.isEmpty()) {
-        pods = podsOf(ns, "controller-uid", uid);
+        pods = podsOf(ns, Keys.LEGACY_JOB_UID_LABEL, uid);
       }
     } catch (KubernetesClientException e) {
       return "Its pods could not be read (" + e.getCode() + ").";

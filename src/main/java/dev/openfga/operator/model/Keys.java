@@ -96,6 +96,12 @@ public final class Keys {
   /** The same label as Kubernetes before 1.27 spelled it (still set beside the new one). */
   public static final String LEGACY_JOB_NAME_LABEL = "job-name";
 
+  /** The label the Job controller puts on a Job's pods with the Job's UID (1.27+). */
+  public static final String JOB_UID_LABEL = "batch.kubernetes.io/controller-uid";
+
+  /** The same label as Kubernetes before 1.27 spelled it (still set beside the new one). */
+  public static final String LEGACY_JOB_UID_LABEL = "controller-uid";
+
   /** The secretKeyRef keys of {@link #MIGRATION_SECRET}, and the variables they set. */
   public static final String SECRET_KEY_URI = "uri";
 

@@ -3,6 +3,7 @@ package dev.openfga.operator.realcluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.openfga.operator.model.Keys;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
@@ -75,7 +76,7 @@ class MigrationPodIT {
         .client()
         .pods()
         .inNamespace(cluster.namespace())
-        .withLabel("batch.kubernetes.io/controller-uid", uid)
+        .withLabel(Keys.JOB_UID_LABEL, uid)
         .list()
         .getItems();
   }

@@ -3,6 +3,7 @@ package dev.openfga.operator.realcluster;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsServer;
+import dev.openfga.operator.model.Keys;
 import io.fabric8.kubernetes.api.model.BindingBuilder;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
@@ -1150,7 +1151,7 @@ final class TestKubelet implements AutoCloseable {
     if (labels == null) {
       return null;
     }
-    return labels.getOrDefault("batch.kubernetes.io/job-name", labels.get("job-name"));
+    return labels.getOrDefault(Keys.JOB_NAME_LABEL, labels.get(Keys.LEGACY_JOB_NAME_LABEL));
   }
 
   /** A self-signed certificate for 127.0.0.1 (the API server does not verify the kubelet's). */

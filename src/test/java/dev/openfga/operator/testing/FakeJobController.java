@@ -94,9 +94,7 @@ public final class FakeJobController implements AutoCloseable {
                             client
                                 .pods()
                                 .inNamespace(job.getMetadata().getNamespace())
-                                .withLabel(
-                                    "batch.kubernetes.io/controller-uid",
-                                    job.getMetadata().getUid())
+                                .withLabel(Keys.JOB_UID_LABEL, job.getMetadata().getUid())
                                 .delete());
                   }
                 });
@@ -198,7 +196,7 @@ public final class FakeJobController implements AutoCloseable {
         .withName(podName(job))
         .withUid(null)
         .withCreationTimestamp(null)
-        .addToLabels("batch.kubernetes.io/controller-uid", job.getMetadata().getUid())
+        .addToLabels(Keys.JOB_UID_LABEL, job.getMetadata().getUid())
         .endMetadata()
         // the pod template's spec, as the Job controller copies it (containers, env, volumes)
         .withSpec(job.getSpec().getTemplate().getSpec())
