@@ -146,13 +146,13 @@ deleted by someone else and holds its database until it has stopped; and failure
 {{- end }}
 {{- if .Values.storesAndModels.enabled }}
 {{- /* FGAStore and FGAModel: the controllers' watches, finalizer and status (get: the store of a
-model); the credentials Secrets */}}
+model, and a resource whose status write met a newer object); the credentials Secrets */}}
 - apiGroups: ["openfga.dev"]
   resources: ["fgastores"]
   verbs: ["get", "list", "watch", "patch"]
 - apiGroups: ["openfga.dev"]
   resources: ["fgamodels"]
-  verbs: ["list", "watch"]
+  verbs: ["get", "list", "watch"]
 - apiGroups: ["openfga.dev"]
   resources: ["fgastores/status", "fgamodels/status"]
   verbs: ["patch"]

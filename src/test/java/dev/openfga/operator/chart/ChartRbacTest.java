@@ -90,6 +90,9 @@ class ChartRbacTest {
     assertEveryCallAllowed(calls, rules);
     assertEveryGrantUsed(calls, rules, true);
     assertThat(calls).anyMatch(c -> c.groupResource().equals("openfga.dev/fgamodels/status"));
+    // a status write that met a newer object reads it (Conditions.update)
+    assertThat(calls)
+        .anyMatch(c -> c.groupResource().equals("openfga.dev/fgamodels") && c.verb().equals("get"));
   }
 
   @Test
@@ -314,6 +317,10 @@ class ChartRbacTest {
           });
       if (storesAndModels) {
         storeAndModel(h, "http://127.0.0.1:" + openfga.port());
+        // each one's first status write meets a newer object (a reconcile on a stale cached
+        // copy): the operator reads the resource and writes on it
+        cluster.failNextAt("PATCH", "/fgastores/app/status", 409, 1);
+        cluster.failNextAt("PATCH", "/fgamodels/app/status", 409, 1);
       }
 
       MigrationOperator operator = operatorOf(cluster, manifests);

@@ -473,7 +473,11 @@ class ChartRenderTest {
         .contains("MigrationFailed")
         .contains("<name>-migration-status")
         .contains("the later of the cooldown (60s) and the")
-        .contains("failed Job's retention (300s after it finished)");
+        .contains("failed Job's retention (300s after it finished)")
+        .contains("get lease openfga-operator-leader");
+    // a dry run takes no Lease: the notes do not send anyone looking for one
+    assertThat(chart().values("watchNamespace: openfga\ndryRun: true\n").notes())
+        .doesNotContain("get lease");
   }
 
   @Test

@@ -84,6 +84,13 @@ final class RecordingCluster implements AutoCloseable {
     return cluster.createForeignJob(name);
   }
 
+  /**
+   * The API server answers the next {@code times} requests whose path ends so with {@code code}.
+   */
+  void failNextAt(String method, String pathEnd, int code, int times) {
+    cluster.failNextAt(method, pathEnd, code, times);
+  }
+
   boolean recorded(Predicate<ApiCall> call) {
     return calls().stream().anyMatch(call);
   }
