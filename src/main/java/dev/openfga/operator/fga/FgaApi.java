@@ -44,15 +44,30 @@ public final class FgaApi {
   public static final class ApiException extends IOException {
     private final int status;
     private final String code;
+    private final String detail;
 
-    ApiException(int status, String code, String message) {
-      super(message);
+    ApiException(int status, String code, String where, String detail) {
+      super(where + ": " + detail);
       this.status = status;
       this.code = code;
+      this.detail = detail;
     }
 
     public int status() {
       return status;
+    }
+
+    /** What OpenFGA answered, without the request: {@code HTTP 400 validation_error: ...}. */
+    public String detail() {
+      return detail;
+    }
+
+    /**
+     * OpenFGA refused the request itself (HTTP 400 or 422: an invalid model, a relation the model
+     * does not define, a tuple it does not allow): sending it again unchanged gets the same answer.
+     */
+    public boolean refused() {
+      return status == 400 || status == 422;
     }
 
     /** OpenFGA's error code, e.g. {@code store_id_not_found}, or empty. */
@@ -320,11 +335,8 @@ public final class FgaApi {
     return new ApiException(
         status,
         code,
-        method
-            + " "
-            + base
-            + pathOnly(path)
-            + ": HTTP "
+        method + " " + base + pathOnly(path),
+        "HTTP "
             + status
             + (code.isEmpty() ? "" : " " + code)
             + (message.isEmpty() ? "" : ": " + message));

@@ -209,7 +209,22 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
               clock.instant());
         }
       } else {
-        modelId = api.writeModel(storeId, desired.json());
+        try {
+          modelId = api.writeModel(storeId, desired.json());
+        } catch (FgaApi.ApiException e) {
+          if (!e.refused()) {
+            throw e;
+          }
+          // the same model gets the same answer: written again when the spec changes or at the
+          // next regular look, not every few seconds
+          return blocked(
+              model,
+              next,
+              INVALID_MODEL,
+              "OpenFGA refused the model (store " + storeId + " at " + url + "): " + e.detail(),
+              true,
+              again);
+        }
         LOG.atInfo()
             .addKeyValue("fgamodel", ns + "/" + model.getMetadata().getName())
             .addKeyValue("modelId", modelId)

@@ -164,25 +164,38 @@ public final class ModelTests {
 
   /**
    * One test in a scratch store of its own, as {@code fga model test} keeps each test's tuples
-   * apart: no test sees another's tuples, and two may write the same one.
+   * apart: no test sees another's tuples, and two may write the same one. A request OpenFGA refuses
+   * (the model, a tuple, a relation the model does not define: {@link FgaApi.ApiException#refused})
+   * fails the test, so that it is not run again until the model or the tests change; any other
+   * error is thrown with the scratch store's name in place of its id, so that the same error reads
+   * the same at every run.
    */
   private static Optional<String> runOne(
       FgaApi api, String scratchName, JsonNode model, JsonNode test, int index)
       throws IOException, InterruptedException {
     FgaApi.Store scratch = api.createStore(scratchName);
+    String name = test.path("name").asText("#" + index);
+    String step = "OpenFGA refused the model";
     try {
       String modelId = api.writeModel(scratch.id(), model);
-      String name = test.path("name").asText("#" + index);
       List<JsonNode> tuples = new ArrayList<>();
       test.path("tuples").forEach(tuples::add);
       if (!tuples.isEmpty()) {
+        step = "OpenFGA refused its tuples";
         api.writeTuples(scratch.id(), modelId, tuples);
       }
+      step = "OpenFGA refused a check or list_objects";
       Optional<String> failed = checks(api, scratch.id(), modelId, name, test.path("check"));
       if (failed.isEmpty()) {
         failed = listObjects(api, scratch.id(), modelId, name, test.path("list_objects"));
       }
       return failed;
+    } catch (FgaApi.ApiException e) {
+      if (e.refused()) {
+        return Optional.of("test \"" + name + "\": " + step + " (" + e.detail() + ")");
+      }
+      throw new IOException(
+          "running the model's tests: " + e.getMessage().replace(scratch.id(), scratchName), e);
     } finally {
       try {
         api.deleteStore(scratch.id());

@@ -130,6 +130,61 @@ class ModelTestsScenarioTest {
   }
 
   @Test
+  void aCheckOpenFgaRefusesFailsTheTestsOnceWithTheSameMessage() throws Exception {
+    // a relation the model no longer defines: OpenFGA answers the check with 400
+    api.refused = "check";
+    createModel(TESTS.replace("EXPECTED", "true"));
+
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> assertThat(ready()).extracting(Condition::getReason).isEqualTo("TestsFailed"));
+    assertThat(ready().getMessage())
+        .contains("anne views doc 1")
+        .contains("OpenFGA refused a check or list_objects")
+        .contains("HTTP 400 validation_error");
+    // one scratch store, not one per look (each failed run made a new one and a new message, and
+    // each status write started the next run at once)
+    Thread.sleep(3000);
+    assertThat(api.created).hasValue(2);
+    assertThat(
+            cluster.client().v1().events().inNamespace(MockCluster.NS).list().getItems().stream()
+                .filter(e -> "TestsFailed".equals(e.getReason())))
+        .hasSize(1);
+  }
+
+  @Test
+  void aModelOpenFgaRefusesIsInvalidAndNotWrittenAgainAtOnce() throws Exception {
+    // no tests: the model goes straight to the store, which refuses it
+    api.refused = "authorization-models";
+    createModel(null);
+
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> assertThat(ready()).extracting(Condition::getReason).isEqualTo("InvalidModel"));
+    assertThat(ready().getMessage())
+        .startsWith("OpenFGA refused the model (store ")
+        .contains("HTTP 400 validation_error: refused by the test");
+    // the look its own status write brings may send it once more; then not before the next
+    // regular look (5 min), nor after the 10 s the operator waits for a server that failed
+    Thread.sleep(1000);
+    int refusals = api.refusals.get();
+    Thread.sleep(11_000);
+    assertThat(api.refusals).hasValue(refusals);
+    assertThat(api.modelsWritten).hasValue(0);
+
+    // the spec changes: written at once, and accepted
+    api.refused = null;
+    edit(m -> m.getSpec().setModel(DSL + "    define editor: [user]\n"));
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> assertThat(ready()).extracting(Condition::getStatus).isEqualTo("True"));
+    assertThat(api.modelsWritten).hasValue(1);
+  }
+
+  @Test
   void aScratchStoreAnEarlierRunLeftIsDeletedAndNoOtherStore() throws Exception {
     // the FGAModel is made without its tests first, to learn its uid
     String uid = createModel(null).getMetadata().getUid();

@@ -39,6 +39,19 @@ public final class InMemoryOpenFga implements HttpHandler {
   /** What every check answers. */
   public volatile boolean allowed = true;
 
+  /**
+   * When set, a POST of a store's {@code check} or {@code authorization-models} (the last path
+   * segment named here) is refused with 400, as OpenFGA refuses a relation the model does not
+   * define or a model it cannot accept.
+   */
+  public volatile String refused;
+
+  /** Authorization models written so far (to any store). */
+  public final AtomicInteger modelsWritten = new AtomicInteger();
+
+  /** Requests refused so far ({@link #refused}). */
+  public final AtomicInteger refusals = new AtomicInteger();
+
   /** DELETE requests still to be answered 503 before the server deletes again. */
   public final AtomicInteger failingDeletes = new AtomicInteger();
 
@@ -82,6 +95,11 @@ public final class InMemoryOpenFga implements HttpHandler {
     } else if (!stores.containsKey(id)) {
       status = 404;
       body.put("code", "store_id_not_found");
+    } else if (method.equals("POST") && path.length == 3 && path[2].equals(refused)) {
+      exchange.getRequestBody().readAllBytes();
+      refusals.incrementAndGet();
+      status = 400;
+      body.put("code", "validation_error").put("message", "refused by the test");
     } else if (path.length == 2 && method.equals("DELETE")) {
       stores.remove(id);
       status = 204;
@@ -94,6 +112,7 @@ public final class InMemoryOpenFga implements HttpHandler {
       ObjectNode model = (ObjectNode) JSON.readTree(exchange.getRequestBody());
       String written = newId();
       model.put("id", written);
+      modelsWritten.incrementAndGet();
       models.computeIfAbsent(id, k -> new CopyOnWriteArrayList<>()).add(0, model);
       body.put("authorization_model_id", written);
       status = 201;
