@@ -389,6 +389,32 @@ class ModelIT {
   }
 
   @Test
+  void aCheckOfARelationTheModelLacksFailsTheTestsOnce() throws Exception {
+    store("refused");
+    // V1 has no editor: OpenFGA refuses the check itself (HTTP 400), it does not answer false
+    String tests = TESTS_PASS.replace("owner: true", "editor: false");
+    model("refused", "refused", V1, tests, null);
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () ->
+                assertThat(condition("refused", "Ready"))
+                    .extracting(Condition::getReason)
+                    .isEqualTo("TestsFailed"));
+    assertThat(condition("refused", "Ready").getMessage())
+        .contains("test \"owners can view\": OpenFGA refused a check or list_objects (HTTP 400")
+        .contains("nothing is published");
+    String scratch = ModelTests.scratchName(get("refused").getMetadata().getUid());
+    settle();
+    settle();
+    // tested once: one Warning, and its scratch store deleted (each failed run used to start the
+    // next at once, with a new scratch store and a new Event)
+    assertThat(events("refused", "TestsFailed")).hasSize(1);
+    assertThat(fga.listStores()).extracting(FgaApi.Store::name).doesNotContain(scratch);
+    assertThat(get("refused").getStatus().getModelId()).isNull();
+  }
+
+  @Test
   void anOptedInDeploymentRollsExactlyOncePerNewModelId() throws Exception {
     store("rolling");
     Deployment app =
