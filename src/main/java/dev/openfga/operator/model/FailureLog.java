@@ -40,6 +40,24 @@ public final class FailureLog {
   private static final Pattern USERINFO =
       Pattern.compile("([A-Za-z][A-Za-z0-9+.-]*://)([^:/@\\s\"']*):([^\\n]*)@");
 
+  /**
+   * {@code scheme://host:} and what follows up to the next delimiter, when that is not a port: a
+   * password with a {@code #}, {@code /} or {@code ?} ends Go's authority early, so the user info
+   * is printed as host and port ({@code parse "postgres://openfga:Xk9": invalid port ":Xk9" after
+   * host}).
+   */
+  private static final Pattern HOST_PORT =
+      Pattern.compile("([A-Za-z][A-Za-z0-9+.-]*://[^:/@\\s\"'?#\\[\\]]*:)([^\\s\"'/?#@]*)");
+
+  /**
+   * The parts of the URI Go's URL parser quotes in its errors ({@code invalid port ":Xk9" after
+   * host}, {@code invalid URL escape "%zz"}, {@code invalid character "/" in host name}): from the
+   * user info, when the password broke the parse.
+   */
+  private static final Pattern GO_QUOTED =
+      Pattern.compile(
+          "(invalid port |invalid URL escape |invalid character )\"((?:[^\"\\\\]|\\\\.)*)\"");
+
   private static final Pattern PASSWORD =
       Pattern.compile("(?i)(password\\s*[=:]\\s*)('[^']*'|\"[^\"]*\"|[^\\s,;&]+)");
 
@@ -99,6 +117,23 @@ public final class FailureLog {
         USERINFO
             .matcher(out)
             .replaceAll(m -> Matcher.quoteReplacement(m.group(1) + m.group(2) + ":" + MASK + "@"));
+    out =
+        HOST_PORT
+            .matcher(out)
+            .replaceAll(
+                m ->
+                    Matcher.quoteReplacement(
+                        m.group(1) + (m.group(2).matches("\\d*") ? m.group(2) : MASK)));
+    out =
+        GO_QUOTED
+            .matcher(out)
+            .replaceAll(
+                m ->
+                    Matcher.quoteReplacement(
+                        m.group(1)
+                            + '"'
+                            + (m.group(2).matches(":?\\d*") ? m.group(2) : MASK)
+                            + '"'));
     return PASSWORD.matcher(out).replaceAll(m -> Matcher.quoteReplacement(m.group(1) + MASK));
   }
 

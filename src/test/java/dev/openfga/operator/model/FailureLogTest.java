@@ -65,8 +65,35 @@ class FailureLogTest {
     assertThat(FailureLog.redact(line, List.of()))
         .isEqualTo(
             "Error: invalid database uri: parse \"postgres://openfga:***@127.0.0.1:1/x\": invalid"
-                + " URL escape \"%zz\"")
-        .doesNotContain("open%zz");
+                + " URL escape \"***\"")
+        .doesNotContain("open%zz")
+        .doesNotContain("zz");
+  }
+
+  @Test
+  void masksAPasswordGoReadAsAPortOrAHostCharacter() {
+    // as the real openfga migrate prints a Secret's URI whose password holds '#' (Go cuts the
+    // fragment first, so no '@' is left), '/' or '?' (the authority ends there)
+    String hash =
+        "Error: invalid database uri: parse \"postgres://openfga:Xk9vQ2\": invalid port"
+            + " \":Xk9vQ2\" after host";
+    String slash =
+        "Error: invalid database uri: parse \"postgres://openfga:Xk9vQ2/rest@127.0.0.1:1/x\":"
+            + " invalid port \":Xk9vQ2\" after host";
+    String character = "parse \"postgres://ab/c@db\": invalid character \"/\" in host name";
+
+    assertThat(FailureLog.redact(hash, List.of()))
+        .isEqualTo(
+            "Error: invalid database uri: parse \"postgres://openfga:***\": invalid port"
+                + " \"***\" after host");
+    assertThat(FailureLog.redact(slash, List.of()))
+        .isEqualTo(
+            "Error: invalid database uri: parse \"postgres://openfga:***@127.0.0.1:1/x\":"
+                + " invalid port \"***\" after host");
+    assertThat(FailureLog.redact(character, List.of())).contains("invalid character \"***\"");
+    // a port is a port
+    String port = "dial tcp: parse \"postgres://db.example:5432/fga\": invalid port \":5432\"";
+    assertThat(FailureLog.redact(port, List.of())).isEqualTo(port);
   }
 
   @Test

@@ -442,6 +442,8 @@ class MigrationSafetyTest {
           "host=db dbname=fga user=u password='a b'          | host=db dbname=fga",
           "u:p?x@tcp(db:3306)/fga                            | tcp(db:3306)/fga",
           "postgres://u:p@db?sslmode=require                 | postgres://db",
+          "postgres://u:Xk9v/Q2+abc@db:5432/fga              | postgres://db:5432/fga",
+          "postgres://u:a#b?c@db:5432/fga                    | postgres://db:5432/fga",
         })
     void dropsCredentialsAndTheQuery(String uri, String kept) {
       assertThat(Database.withoutCredentials(uri)).isEqualTo(kept);

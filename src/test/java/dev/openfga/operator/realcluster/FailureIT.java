@@ -161,6 +161,24 @@ class FailureIT {
   }
 
   @Test
+  void aPasswordWithAHashIsNotPrintedAsAPort() {
+    Postgres.Database db = cluster.postgres().createDatabase("hashpass");
+    // Go cuts the URI at '#' first: openfga migrate prints the password's start as a port
+    // ("invalid port \":Xk9vQ2\" after host"), with no '@' left to find the user info by
+    String uri = db.ownerUri().replace(db.password(), "Xk9vQ2#" + db.password());
+    OpenFgaView openfga = install("hashpass", uri);
+    DeploymentCondition failed = awaitFailed(openfga);
+
+    assertThat(failed.getMessage()).contains("invalid port \"***\"").doesNotContain("Xk9vQ2");
+    assertThat(openfga.events("MigrationFailed").get(0).getMessage())
+        .contains("invalid port")
+        .doesNotContain("Xk9vQ2");
+    assertThat(openfga.job().getMetadata().getAnnotations().get("openfga.dev/failure-evidence"))
+        .contains("invalid port")
+        .doesNotContain("Xk9vQ2");
+  }
+
+  @Test
   void anUnreadablePodLogNeitherDelaysTheFailureNorShortensTheCooldown() {
     String ns = cluster.newNamespace(cluster.namespace() + "-nolog", Map.of());
     cluster.kubelet().failLogs(ns);
