@@ -89,7 +89,7 @@ final class MigrationGate {
       return Optional.of(ref + ": no OpenFGA version can be read from its container image");
     }
     boolean migrates = !MigrationJob.needsNoJob(container.get());
-    if (migrates && (recorded.isEmpty() || !recorded.get().equals(desired.get()))) {
+    if (migrates && !ImageVersion.migratedFor(desired.get(), recorded)) {
       return Optional.of(
           "waiting for the migration of "
               + ref

@@ -128,15 +128,19 @@ public final class StorePlanner {
 
   /**
    * Another FGAStore, not being deleted itself, that stands for the store {@code deleted} would
-   * delete (the same {@code status.storeId}: it adopted the store, or names it by id): the store is
-   * then kept, never deleted under it.
+   * delete (the same {@code status.storeId}: it adopted the store; or the same {@code
+   * spec.storeId}, also before its first reconcile or while it waits): the store is then kept,
+   * never deleted under it.
    */
   public static Optional<FGAStore> alsoStandingFor(
       FGAStore deleted, String storeId, Collection<FGAStore> all) {
     return all.stream()
         .filter(o -> !Objects.equals(o.getMetadata().getUid(), deleted.getMetadata().getUid()))
         .filter(o -> o.getMetadata().getDeletionTimestamp() == null)
-        .filter(o -> o.getStatus() != null && storeId.equals(o.getStatus().getStoreId()))
+        .filter(
+            o ->
+                (o.getStatus() != null && storeId.equals(o.getStatus().getStoreId()))
+                    || (o.getSpec() != null && storeId.equals(o.getSpec().getStoreId())))
         .findFirst();
   }
 

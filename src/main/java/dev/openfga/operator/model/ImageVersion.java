@@ -76,6 +76,16 @@ public final class ImageVersion {
    * build part is ignored, a pre-release comes before its release): negative when {@code a} is
    * older. Empty when either is not one (a digest, {@code latest}).
    */
+  /**
+   * Whether a database migrated to {@code recorded} serves {@code desired}: the same version, or a
+   * rollback to an older semantic version, for which nothing runs (SPEC section 9).
+   */
+  public static boolean migratedFor(String desired, Optional<String> recorded) {
+    return recorded
+        .filter(r -> r.equals(desired) || compare(desired, r).map(c -> c < 0).orElse(false))
+        .isPresent();
+  }
+
   public static Optional<Integer> compare(String a, String b) {
     var ma = SEMVER.matcher(a);
     var mb = SEMVER.matcher(b);

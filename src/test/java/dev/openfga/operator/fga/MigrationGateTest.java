@@ -46,6 +46,15 @@ class MigrationGateTest {
   }
 
   @Test
+  void aRollbackToAnOlderVersionIsServedByTheNewerMigration() {
+    // the operator runs nothing for a rollback and the record keeps v1.10.0 (SPEC section 9)
+    assertThat(MigrationGate.waiting(openfga("v1.9.0", 1), Optional.of("v1.10.0"))).isEmpty();
+    // not for a version that cannot be ordered, nor for a newer one
+    assertThat(MigrationGate.waiting(openfga("latest", 1), Optional.of("v1.10.0"))).isPresent();
+    assertThat(MigrationGate.waiting(openfga("v1.11.0", 1), Optional.of("v1.10.0"))).isPresent();
+  }
+
+  @Test
   void aDeploymentTheOperatorDoesNotMigrateIsNamedNotWaitedForInSilence() {
     Deployment unlabelled =
         Fixtures.openfga().name("openfga").namespace("auth").withoutLabel(Keys.COMPONENT).build();

@@ -196,4 +196,18 @@ class StorePlannerTest {
     assertThat(StorePlanner.alsoStandingFor(deleted, "S1", List.of(deleted, elsewhere, alsoGoing)))
         .isEmpty();
   }
+
+  @Test
+  void aStoreAnotherFgaStoreNamesByIdIsNotDeletedBeforeThatOneHasAStatus() {
+    FGAStore deleted = store("a", "S1", true);
+    // not reconciled yet, or waiting for its Deployment's migration or its credentials
+    FGAStore naming = store("b", null, false);
+    naming.setStatus(null);
+    FGAStore.Spec spec = new FGAStore.Spec();
+    spec.setStoreId("S1");
+    naming.setSpec(spec);
+
+    assertThat(StorePlanner.alsoStandingFor(deleted, "S1", List.of(deleted, naming)))
+        .containsSame(naming);
+  }
 }
