@@ -146,7 +146,22 @@ final class Conditions {
           .addKeyValue("reason", reason)
           .log(message);
       if (warn) {
-        events.emit(resource, reason, true, message, reason + "/" + Names.shortHash(message), now);
+        // one Event per problem and transition to not ready: the same problem coming back after
+        // the resource was ready is news again
+        String since =
+            next.getConditions().stream()
+                .filter(c -> "Ready".equals(c.getType()))
+                .map(Condition::getLastTransitionTime)
+                .filter(Objects::nonNull)
+                .findFirst()
+                .orElse("");
+        events.emit(
+            resource,
+            reason,
+            true,
+            message,
+            reason + "/" + Names.shortHash(message) + "/" + since,
+            now);
       }
     }
   }

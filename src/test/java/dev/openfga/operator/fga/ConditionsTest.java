@@ -40,6 +40,30 @@ class ConditionsTest {
   }
 
   @Test
+  void theSameProblemComingBackAfterReadyIsAWarningEventAgain() {
+    FGAStore store = TestStores.create(cluster, "app", "app", null);
+    var events = new dev.openfga.operator.controller.EventRecorder(cluster.client(), "test");
+    var log = org.slf4j.LoggerFactory.getLogger(ConditionsTest.class);
+    FGAStore.Status status = new FGAStore.Status();
+    Instant t0 = Instant.parse("2026-12-03T10:00:00Z");
+    String down = "GET http://openfga:8080/stores: connection refused";
+
+    Conditions.block(events, log, store, status, "OpenFGARequestFailed", down, true, t0);
+    // looked at again, still down: no news, no Event
+    Conditions.block(
+        events, log, store, status, "OpenFGARequestFailed", down, true, t0.plusSeconds(10));
+    Conditions.set(status, "Ready", true, "StoreReady", "store s", t0.plusSeconds(60));
+    // days later, the same failure
+    Conditions.block(
+        events, log, store, status, "OpenFGARequestFailed", down, true, t0.plusSeconds(86_400));
+
+    assertThat(
+            cluster.client().v1().events().inNamespace(MockCluster.NS).list().getItems().stream()
+                .filter(e -> "OpenFGARequestFailed".equals(e.getReason())))
+        .hasSize(2);
+  }
+
+  @Test
   void aStatusIsStillWrittenWhenOnlyALabelChangedSinceTheRead() {
     FGAStore read = TestStores.create(cluster, "app", "app", null);
     // while the reconcile created the store, a GitOps tool labelled the resource
