@@ -78,8 +78,8 @@ public enum Flag {
       "true|false",
       "false",
       "Observe and decide as usual, but write nothing (no Job, record, condition, scale, Event or"
-          + " Lease): each write that would be made is logged once at INFO as \"dry run: would"
-          + " ...\"; the status command and the metrics show the states. Cannot be combined with"
+          + " Lease): each write that would be made is logged once at INFO as \"dry run:"
+          + " <what it decided> (<STATE>): would ...\"; the status command and the metrics show the states. Cannot be combined with"
           + " --leader-elect."),
   STORES_AND_MODELS(
       "--stores-and-models",

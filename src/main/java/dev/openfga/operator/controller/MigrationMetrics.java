@@ -34,7 +34,7 @@ import java.util.function.Predicate;
  * openfga_operator_collisions_total{namespace,deployment,kind}        (kind = job | configmap)
  * openfga_operator_deployments{state}                                 (opted-in Deployments by state)
  * openfga_operator_deployments_waiting                                (waiting for a migration)
- * openfga_operator_retry_wait_seconds{namespace,deployment}           (until the next attempt)
+ * openfga_operator_retry_wait_seconds{namespace,deployment}           (until the next Job)
  * openfga_operator_last_success_timestamp_seconds{namespace,deployment}
  * </pre>
  */
@@ -48,10 +48,13 @@ public final class MigrationMetrics {
   private final Map<ResourceID, Standing> standings = new ConcurrentHashMap<>();
   private final Map<ResourceID, Instant> lastSuccess = new ConcurrentHashMap<>();
   private final Map<ResourceID, List<Meter>> gauges = new ConcurrentHashMap<>();
-  private volatile Instant now = Instant.EPOCH;
 
-  public MigrationMetrics(MeterRegistry registry) {
+  /** The time of a scrape: the retry gauge counts down between reconciles. */
+  private final java.time.Clock clock;
+
+  public MigrationMetrics(MeterRegistry registry, java.time.Clock clock) {
     this.registry = registry;
+    this.clock = clock;
     for (Plan.State state : Plan.State.values()) {
       if (state != Plan.State.IGNORED) {
         Gauge.builder(PREFIX + "deployments", this, m -> m.count(s -> s.state() == state))
@@ -72,7 +75,7 @@ public final class MigrationMetrics {
   public static MigrationMetrics none() {
     SimpleMeterRegistry nowhere = new SimpleMeterRegistry();
     nowhere.config().meterFilter(MeterFilter.deny());
-    return new MigrationMetrics(nowhere);
+    return new MigrationMetrics(nowhere, java.time.Clock.systemUTC());
   }
 
   private static boolean waiting(Standing s) {
@@ -116,9 +119,11 @@ public final class MigrationMetrics {
         .increment();
   }
 
-  /** After each reconcile: where the Deployment stands now. */
-  void standing(Deployment d, Plan.State state, Optional<Instant> retryAt, Instant at) {
-    now = at;
+  /**
+   * After each reconcile: where the Deployment stands now, and when its next Job is created (FAILED
+   * and COOLDOWN).
+   */
+  void standing(Deployment d, Plan.State state, Optional<Instant> retryAt) {
     ResourceID id = ResourceID.fromResource(d);
     if (state == Plan.State.IGNORED) {
       forget(id);
@@ -154,9 +159,11 @@ public final class MigrationMetrics {
                   if (s == null || s.retryAt().isEmpty()) {
                     return 0;
                   }
-                  return Math.max(0, Duration.between(m.now, s.retryAt().get()).toSeconds());
+                  return Math.max(
+                      0, Duration.between(m.clock.instant(), s.retryAt().get()).toSeconds());
                 })
-            .description("Seconds until the next migration attempt after a failure (0: none due)")
+            .description(
+                "Seconds until the next migration Job after a failure is created (0: none due)")
             .baseUnit("seconds")
             .tags(tags(d))
             .register(registry));

@@ -179,7 +179,7 @@ public final class MigrationOperator implements AutoCloseable {
             planner,
             client,
             events,
-            registry == null ? MigrationMetrics.none() : new MigrationMetrics(registry),
+            registry == null ? MigrationMetrics.none() : new MigrationMetrics(registry, clock),
             evidence,
             clock,
             config.dryRun());

@@ -1,7 +1,6 @@
 package dev.openfga.operator.controller;
 
 import dev.openfga.operator.model.Database;
-import dev.openfga.operator.model.DeploymentSettings;
 import dev.openfga.operator.model.Keys;
 import dev.openfga.operator.model.MigrationJob;
 import dev.openfga.operator.model.Names;
@@ -237,7 +236,7 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
         LOG.debug("write target changed or gone, looking again: {}", e.getMessage());
         return UpdateControl.<Deployment>noUpdate().rescheduleAfter(Timing.SHORT);
       }
-      record(deployment, plan, o.now(), context);
+      record(deployment, plan, o, context);
       if (plan.next() instanceof Plan.Next.Blocked b) {
         // A user error: reported by an Event (once), looked at again with a growing delay.
         int attempt = blocked.merge(id, 1, Integer::sum);
@@ -387,17 +386,10 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
   }
 
   /** Where the Deployment stands, for the metrics; forgets Deployments that are gone. */
-  private void record(Deployment deployment, Plan plan, Instant now, Context<Deployment> context) {
-    Optional<Instant> retryAt = Optional.empty();
-    if (plan.state() == Plan.State.FAILED || plan.state() == Plan.State.COOLDOWN) {
-      retryAt =
-          plan.steps().stream()
-              .filter(s -> s instanceof Step.SetRetryAfter)
-              .map(s -> ((Step.SetRetryAfter) s).at())
-              .findFirst()
-              .or(() -> DeploymentSettings.of(deployment).retryAfter());
-    }
-    metrics.standing(deployment, plan.state(), retryAt, now);
+  private void record(
+      Deployment deployment, Plan plan, Observation o, Context<Deployment> context) {
+    Instant now = o.now();
+    metrics.standing(deployment, plan.state(), Timing.nextJobAt(plan, deployment, o.job()));
     // Deployments that are gone lose their series; looked for at most once a minute, so that a
     // reconcile does not cost a walk over every Deployment.
     if (!now.isBefore(nextMetricsSweep)) {

@@ -1,10 +1,16 @@
 package dev.openfga.operator.model;
 
+import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobCondition;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.stream.Stream;
 
 /** Every timing rule of the operator, in one place. All pure. */
 public final class Timing {
@@ -122,5 +128,45 @@ public final class Timing {
   private static long ceilSeconds(Duration d) {
     long s = d.getSeconds();
     return d.getNano() > 0 ? s + 1 : s;
+  }
+
+  /**
+   * When the operator creates the next Job after a failure (FAILED and COOLDOWN; else empty), as
+   * the metrics and the status command say it. COOLDOWN: the Deployment's retry-after (the planner
+   * waits for exactly that). FAILED: the failed Job is kept until its retain-until, never before
+   * its retry-after, and replaced then: the later of the two written on the Job; before they are,
+   * the Deployment's retry-after. What the plan writes counts over what was read.
+   */
+  public static Optional<Instant> nextJobAt(Plan plan, Deployment d, Optional<Job> job) {
+    List<Instant> written = new ArrayList<>();
+    for (Step step : plan.steps()) {
+      if (step instanceof Step.SetRetryAfter r) {
+        written.add(r.at());
+      } else if (step instanceof Step.PatchJob p) {
+        Stream.of(p.annotations().get(Keys.RETRY_AFTER), p.annotations().get(Keys.RETAIN_UNTIL))
+            .filter(Objects::nonNull)
+            .map(Timestamps::parse)
+            .flatMap(Optional::stream)
+            .forEach(written::add);
+      }
+    }
+    Optional<Instant> onDeployment = DeploymentSettings.of(d).retryAfter();
+    if (plan.state() == Plan.State.COOLDOWN) {
+      return written.stream().max(Comparator.naturalOrder()).or(() -> onDeployment);
+    }
+    if (plan.state() != Plan.State.FAILED) {
+      return Optional.empty();
+    }
+    job.stream()
+        .flatMap(
+            j ->
+                Stream.of(
+                    MigrationJob.annotation(j, Keys.RETRY_AFTER),
+                    MigrationJob.annotation(j, Keys.RETAIN_UNTIL)))
+        .filter(Objects::nonNull)
+        .map(Timestamps::parse)
+        .flatMap(Optional::stream)
+        .forEach(written::add);
+    return written.stream().max(Comparator.naturalOrder()).or(() -> onDeployment);
   }
 }

@@ -3,7 +3,6 @@ package dev.openfga.operator.status;
 import dev.openfga.operator.model.DeploymentSettings;
 import dev.openfga.operator.model.EventReason;
 import dev.openfga.operator.model.ImageVersion;
-import dev.openfga.operator.model.Keys;
 import dev.openfga.operator.model.MigrationJob;
 import dev.openfga.operator.model.Observation;
 import dev.openfga.operator.model.Plan;
@@ -12,6 +11,7 @@ import dev.openfga.operator.model.Policy;
 import dev.openfga.operator.model.StatusRecord;
 import dev.openfga.operator.model.Step;
 import dev.openfga.operator.model.Timestamps;
+import dev.openfga.operator.model.Timing;
 import dev.openfga.operator.status.StatusRow.EventInfo;
 import dev.openfga.operator.status.StatusRow.JobInfo;
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -28,7 +28,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.stream.Stream;
 
 /**
  * The status view, pure: from the objects read from the cluster and the time to one {@link
@@ -96,7 +95,7 @@ public final class StatusView {
     if (plan.state() == Plan.State.IGNORED) {
       return Optional.empty();
     }
-    Optional<Instant> retryAt = retryAt(plan.state(), d, o.job());
+    Optional<Instant> retryAt = Timing.nextJobAt(plan, d, o.job());
     Optional<Duration> retryIn = retryAt.map(at -> nonNegative(Duration.between(second, at)));
     return Optional.of(
         new StatusRow(
@@ -134,30 +133,6 @@ public final class StatusView {
     return StatusRecord.read(configMap, d) instanceof StatusRecord.Reading.Recorded r
         ? r.version()
         : Optional.empty();
-  }
-
-  /**
-   * When the operator creates the next Job. COOLDOWN: the Deployment's retry-after (the planner
-   * waits for exactly that). FAILED: the failed Job is kept until its retain-until, never before
-   * its retry-after, and replaced then: the later of the two the operator wrote on the Job; before
-   * it wrote them, the Deployment's retry-after.
-   */
-  static Optional<Instant> retryAt(Plan.State state, Deployment d, Optional<Job> job) {
-    Optional<Instant> onDeployment = DeploymentSettings.of(d).retryAfter();
-    if (state == Plan.State.COOLDOWN) {
-      return onDeployment;
-    }
-    if (state != Plan.State.FAILED) {
-      return Optional.empty();
-    }
-    Optional<Instant> onJob =
-        job.stream()
-            .flatMap(
-                j -> Stream.of(annotation(j, Keys.RETRY_AFTER), annotation(j, Keys.RETAIN_UNTIL)))
-            .map(Timestamps::parse)
-            .flatMap(Optional::stream)
-            .max(Comparator.naturalOrder());
-    return onJob.or(() -> onDeployment);
   }
 
   static String stateText(Plan plan, Optional<Duration> retryIn) {

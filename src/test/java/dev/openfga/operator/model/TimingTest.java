@@ -128,4 +128,41 @@ class TimingTest {
     assertThat(Timing.finishedAt(Fixtures.job(deployment, "v1").running().build())).isEmpty();
     assertThat(Timing.finishedAt(Fixtures.job(deployment, "v1").build())).isEmpty();
   }
+
+  @Test
+  void theNextJobAfterAFailureComesAtTheLaterOfTheRetentionAndTheRetryAfter() {
+    Deployment d = Fixtures.deployment().retryAfter(NOW.plusSeconds(60)).build();
+    Job kept =
+        Fixtures.job(d, "v1")
+            .failed(NOW)
+            .retention(NOW.plusSeconds(60), NOW.plusSeconds(300))
+            .build();
+    Plan failed = new Plan(Plan.State.FAILED, "failed", java.util.List.of(), new Plan.Next.Done());
+    Plan cooldown =
+        new Plan(Plan.State.COOLDOWN, "cooldown", java.util.List.of(), new Plan.Next.Done());
+
+    // the failed Job is kept until its retain-until, after the cooldown
+    assertThat(Timing.nextJobAt(failed, d, Optional.of(kept))).contains(NOW.plusSeconds(300));
+    // no Job left: the cooldown
+    assertThat(Timing.nextJobAt(cooldown, d, Optional.empty())).contains(NOW.plusSeconds(60));
+    // what the plan is about to write counts over what was read
+    Plan writing =
+        new Plan(
+            Plan.State.FAILED,
+            "failed",
+            java.util.List.of(
+                new Step.SetRetryAfter(NOW.plusSeconds(90)),
+                new Step.PatchJob(
+                    330,
+                    java.util.Map.of(Keys.RETAIN_UNTIL, Timestamps.format(NOW.plusSeconds(330))))),
+            new Plan.Next.Done());
+    Deployment fresh = Fixtures.deployment().build();
+    Job unannotated = Fixtures.job(fresh, "v1").failed(NOW).build();
+    assertThat(Timing.nextJobAt(writing, fresh, Optional.of(unannotated)))
+        .contains(NOW.plusSeconds(330));
+    // nothing due in other states
+    Plan migrating =
+        new Plan(Plan.State.MIGRATING, "migrating", java.util.List.of(), new Plan.Next.Done());
+    assertThat(Timing.nextJobAt(migrating, d, Optional.of(kept))).isEmpty();
+  }
 }
