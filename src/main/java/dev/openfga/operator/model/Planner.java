@@ -187,7 +187,10 @@ public final class Planner {
             new Emit(
                 EventReason.MigrationStatusConflict,
                 collision.problem(),
-                "status-conflict/" + collision.problem()));
+                "status-conflict/"
+                    + o.statusConfigMap().get().getMetadata().getUid()
+                    + "/"
+                    + collision.problem()));
         return blocked(steps, collision.problem());
       }
       StatusRecord.Reading.Recorded r = (StatusRecord.Reading.Recorded) reading;
@@ -418,7 +421,12 @@ public final class Planner {
               + " exists but must be managed by openfga-operator and controlled by Deployment "
               + d.getMetadata().getName()
               + "; delete or rename it to let the migration run";
-      steps.add(new Emit(EventReason.MigrationJobConflict, problem, "job-conflict/" + problem));
+      // per Job in the way: another one later (the same name) is news again
+      steps.add(
+          new Emit(
+              EventReason.MigrationJobConflict,
+              problem,
+              "job-conflict/" + job.getMetadata().getUid() + "/" + problem));
       return blocked(steps, problem);
     }
     // A TTL on a Job without retention metadata (armed after success, or by an older operator)

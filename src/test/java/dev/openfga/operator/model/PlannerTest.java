@@ -522,6 +522,10 @@ class PlannerTest {
       assertThat(plan.state()).isEqualTo(State.BLOCKED);
       assertThat(kinds(plan)).containsExactly(Emit.class);
       assertThat(event(plan).reason()).isEqualTo(EventReason.MigrationStatusConflict);
+      // another foreign ConfigMap later: news again
+      foreign.getMetadata().setUid("another-foreign-configmap");
+      assertThat(event(planner.plan(observe(d, foreign, null, NOW))).key())
+          .isNotEqualTo(event(plan).key());
       assertThat(event(plan).reason().warning()).isTrue();
       assertThat(plan.next())
           .isInstanceOfSatisfying(
@@ -1041,6 +1045,10 @@ class PlannerTest {
                       .contains(
                           "must be managed by openfga-operator and controlled by Deployment"
                               + " openfga"));
+      // another Job in the way later, of the same name: news again, not a repeat of this one
+      fixture.uid("another-foreign-job");
+      assertThat(event(planner.plan(observe(d, recorded, fixture.build(), NOW))).key())
+          .isNotEqualTo(event(plan).key());
     }
 
     @Test
