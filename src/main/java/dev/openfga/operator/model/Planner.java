@@ -656,19 +656,24 @@ public final class Planner {
             .filter(parts -> !parts.isEmpty())
             .map(parts -> " (" + String.join(": ", parts) + ")")
             .orElse("");
-    steps.add(
-        eventAt,
-        new Emit(
-            EventReason.MigrationFailed,
-            "Migration Job "
-                + job.getMetadata().getName()
-                + " failed for version "
-                + failedVersion
-                + why
-                + "; retrying after "
-                + Timestamps.format(nextJobAt)
-                + evidence.map(e -> ". " + e).orElse(""),
-            "failed/" + job.getMetadata().getUid()));
+    // once the Job has Failed (its pod stopped: the exit code, and the retention counted from
+    // then), not at FailureTarget, unless Failed is long in coming; sent once per Job
+    boolean eventDue = finished || !now.isBefore(failedAt.plus(Timing.FAILED_EVENT_WAIT));
+    if (eventDue) {
+      steps.add(
+          eventAt,
+          new Emit(
+              EventReason.MigrationFailed,
+              "Migration Job "
+                  + job.getMetadata().getName()
+                  + " failed for version "
+                  + failedVersion
+                  + why
+                  + "; retrying after "
+                  + Timestamps.format(nextJobAt)
+                  + evidence.map(e -> ". " + e).orElse(""),
+              "failed/" + job.getMetadata().getUid()));
+    }
     String summary =
         "migration to " + failedVersion + " failed; retrying after " + Timestamps.format(nextJobAt);
     if (!finished) {

@@ -26,6 +26,13 @@ public final class Timing {
   public static final Duration WHILE_RUNNING = Duration.ofSeconds(10);
 
   /**
+   * How long after FailureTarget the MigrationFailed Event waits for Failed: the pod has then
+   * stopped, so the Event carries its exit code and the Job's real retention (when the next Job is
+   * created); a pod that never stops (a lost node) does not hold the Event back longer.
+   */
+  public static final Duration FAILED_EVENT_WAIT = Duration.ofSeconds(60);
+
+  /**
    * While another Deployment's Job migrates the same database (its Job's events wake only its own
    * Deployment).
    */

@@ -1474,13 +1474,43 @@ class PlannerTest {
       Plan plan = planner.plan(observe(d, null, failing, NOW));
 
       assertThat(plan.state()).isEqualTo(State.FAILED);
+      // the condition at once; the Warning Event once the pod has stopped (below)
       assertThat(kinds(plan))
-          .containsExactly(SetConditions.class, Emit.class, SetRetryAfter.class, PatchJob.class);
+          .containsExactly(SetConditions.class, SetRetryAfter.class, PatchJob.class);
       assertThat(migrationFailed(only(plan, SetConditions.class)).getStatus()).isEqualTo("True");
-      assertThat(plan.steps().get(2)).isEqualTo(new SetRetryAfter(NOW.plusSeconds(60)));
-      assertThat(plan.steps().get(3))
+      assertThat(plan.steps().get(1)).isEqualTo(new SetRetryAfter(NOW.plusSeconds(60)));
+      assertThat(plan.steps().get(2))
           .isEqualTo(new PatchJob(600, retention(NOW.plusSeconds(60), NOW.plusSeconds(60))));
       assertThat(plan.next()).isEqualTo(after(10));
+    }
+
+    @Test
+    void theWarningEventWaitsForFailedAndSaysWhenTheNextJobReallyComes() {
+      // Kubernetes 1.31+: FailureTarget first, Failed when the pod has stopped (here 30 s later)
+      Observation t0 = observe(d, null, Fixtures.job(d, "v1.14.0").failureTarget(NOW).build(), NOW);
+      Plan atTarget = planner.plan(t0);
+      Observation t30 = PlanReplay.apply(t0, atTarget, NOW.plusSeconds(30));
+      Job failed =
+          new JobBuilder(t30.job().orElseThrow())
+              .editStatus()
+              .addNewCondition()
+              .withType("Failed")
+              .withStatus("True")
+              .withLastTransitionTime(Timestamps.format(NOW.plusSeconds(30)))
+              .endCondition()
+              .endStatus()
+              .build();
+      Plan atFailed = planner.plan(t30.withJob(failed));
+
+      assertThat(kinds(atTarget)).doesNotContain(Emit.class);
+      // kept 300 s from Failed, not from FailureTarget: the Event says the real time
+      assertThat(only(atFailed, PatchJob.class).annotations())
+          .containsEntry(Keys.RETAIN_UNTIL, "2026-01-01T00:05:30Z");
+      assertThat(event(atFailed).message()).contains("retrying after 2026-01-01T00:05:30Z");
+
+      // a pod that never stops (a lost node): the Event comes after FAILED_EVENT_WAIT anyway
+      Plan stuck = planner.plan(PlanReplay.apply(t0, atTarget, NOW.plus(Timing.FAILED_EVENT_WAIT)));
+      assertThat(event(stuck).reason()).isEqualTo(EventReason.MigrationFailed);
     }
 
     @Test
