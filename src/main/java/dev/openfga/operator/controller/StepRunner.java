@@ -174,7 +174,16 @@ final class StepRunner {
         own.recordWritten(before, status, o.now());
         done.add("re-owned " + status.getMetadata().getName());
       } else if (step instanceof Step.CreateJob s) {
-        job = create(s.job(), ns, client.batch().v1().jobs().inNamespace(ns));
+        try {
+          job = create(s.job(), ns, client.batch().v1().jobs().inNamespace(ns));
+        } catch (KubernetesClientException e) {
+          if (e.getCode() == 0 || e.getCode() >= 500) {
+            // no answer, or the server failed: the Job may exist although the create reported
+            // an error; until the cache says, it holds its database as a created one does
+            own.jobCreated(s.job(), o.now());
+          }
+          throw e;
+        }
         MigrationJob.droppedPodReplacementPolicy(s.job(), job)
             .filter(w -> !warnedOfDroppedPolicy.getAndSet(true))
             .ifPresent(LOG::warn);

@@ -175,6 +175,54 @@ class StepRunnerTest {
   }
 
   @Test
+  void aJobCreateWithoutAnAnswerStillHoldsItsDatabase() {
+    OwnWrites own = new OwnWrites();
+    // the client's own retries of a server error end in this same error, only later
+    var noRetries =
+        new io.fabric8.kubernetes.client.KubernetesClientBuilder()
+            .withConfig(
+                new io.fabric8.kubernetes.client.ConfigBuilder(cluster.client().getConfiguration())
+                    .withRequestRetryBackoffLimit(0)
+                    .build())
+            .build();
+    StepRunner remembering =
+        new StepRunner(
+            noRetries,
+            new EventRecorder(cluster.client(), "test"),
+            MigrationMetrics.none(),
+            own,
+            new Echoes());
+    Deployment d = cluster.create(openfga().build());
+    Job job = buildJob(d, "v1.8.0");
+    // a server error: the Job may have been stored before the API server failed to answer
+    cluster.failNext("POST", "/jobs", 500, 1);
+
+    assertThatThrownBy(
+            () -> remembering.run(plan(new Step.CreateJob(job, "v1.8.0")), observe(d, null, null)))
+        .isInstanceOf(KubernetesClientException.class);
+    // another Deployment on the same database waits for it until the cache says
+    assertThat(own.jobsCreated(j -> true, NOW))
+        .extracting(j -> j.getMetadata().getName())
+        .containsExactly("openfga-migrate");
+
+    // a refusal (here: forbidden) created nothing
+    OwnWrites refused = new OwnWrites();
+    cluster.failNext("POST", "/jobs", 403, 1);
+    assertThatThrownBy(
+            () ->
+                new StepRunner(
+                        noRetries,
+                        new EventRecorder(cluster.client(), "test"),
+                        MigrationMetrics.none(),
+                        refused,
+                        new Echoes())
+                    .run(plan(new Step.CreateJob(job, "v1.8.0")), observe(d, null, null)))
+        .isInstanceOf(KubernetesClientException.class);
+    assertThat(refused.jobsCreated(j -> true, NOW)).isEmpty();
+    noRetries.close();
+  }
+
+  @Test
   void theEchoOfACreatedJobIsTheVersionTheCreatesAnswerGave() {
     Echoes echoes = new Echoes();
     StepRunner withEchoes =
