@@ -309,32 +309,28 @@ public final class Credentials {
                   .build(),
               HttpResponse.BodyHandlers.ofString());
     } catch (IOException e) {
-      throw new CredentialsException(
-          "token endpoint "
-              + tokenEndpoint
-              + " (Secret "
-              + source
-              + "): "
-              + e.getClass().getSimpleName());
+      throw new CredentialsException(endpoint() + ": " + e.getClass().getSimpleName());
     }
     if (response.statusCode() != 200) {
       throw new CredentialsException(
-          "token endpoint "
-              + tokenEndpoint
-              + " refused the client credentials of Secret "
-              + source
-              + ": HTTP "
-              + response.statusCode());
+          endpoint() + " refused the client credentials: HTTP " + response.statusCode());
     }
     JsonNode token = JSON.readTree(response.body());
     String value = token.path("access_token").asText("");
     if (value.isEmpty()) {
-      throw new CredentialsException(
-          "token endpoint " + tokenEndpoint + " answered without an access_token");
+      throw new CredentialsException(endpoint() + " answered without an access_token");
     }
     long seconds = token.path("expires_in").asLong(300);
     accessToken = value;
     expires = clock.instant().plus(Duration.ofSeconds(Math.max(0, seconds - 60)));
+  }
+
+  /**
+   * The token endpoint, for messages: by the Secret key it comes from, not its value (nothing of
+   * the Secret goes into a status, an Event or a log line; the URL may carry a user or a query).
+   */
+  private String endpoint() {
+    return "the token endpoint (" + TOKEN_ISSUER + " of Secret " + source + ")";
   }
 
   @Override

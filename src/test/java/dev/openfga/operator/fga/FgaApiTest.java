@@ -307,12 +307,16 @@ class FgaApiTest {
             Map.of(
                 "clientId", b64("client"),
                 "clientSecret", b64("s3cret"),
-                "apiTokenIssuer", b64(url() + "/token")));
+                "apiTokenIssuer", b64(url() + "/token?tenant=t-7")));
     assertThatThrownBy(() -> credentials.bearer(FgaApi.defaultHttpClient(), Clock.systemUTC()))
         .isInstanceOf(Credentials.CredentialsException.class)
         .hasMessageContaining("ns/creds")
+        .hasMessageContaining("apiTokenIssuer")
         .hasMessageContaining("HTTP 401")
-        .hasMessageNotContaining("s3cret");
+        .hasMessageNotContaining("s3cret")
+        // nothing of the Secret in a status, an Event or a log line: the issuer URL neither
+        .hasMessageNotContaining(url())
+        .hasMessageNotContaining("t-7");
   }
 
   @Test
