@@ -29,12 +29,12 @@ import java.util.stream.Collectors;
  *   <li>or {@code clientId}, {@code clientSecret}, {@code apiTokenIssuer} (a URL, or a host whose
  *       {@code /oauth/token} is the token endpoint, as the SDKs read it), optional {@code
  *       apiAudience} and {@code scopes}: OIDC client credentials; the access token is fetched with
- *       the {@code client_credentials} grant and kept until a minute before it expires, for as long
- *       as this object lives. The reconcilers read the Secret at each reconcile and take the
- *       credentials from a {@link Cache}, which keeps them while the Secret's uid and
- *       resourceVersion stay the same: a token is fetched once per expiry, not once per reconcile
- *       (for up to {@value Cache#KEPT} Secrets in use), and a changed Secret is used at the next
- *       reconcile.
+ *       the {@code client_credentials} grant and kept until a minute before it expires (or until
+ *       OpenFGA refuses it with 401, {@link #refused}), for as long as this object lives. The
+ *       reconcilers read the Secret at each reconcile and take the credentials from a {@link
+ *       Cache}, which keeps them while the Secret's uid and resourceVersion stay the same: a token
+ *       is fetched once per expiry, not once per reconcile (for up to {@value Cache#KEPT} Secrets
+ *       in use), and a changed Secret is used at the next reconcile.
  * </ul>
  *
  * Values are held in memory only: never written to a status, an Event or a log line; messages name
@@ -277,6 +277,16 @@ public final class Credentials {
       fetch(http, clock);
     }
     return Optional.of(accessToken);
+  }
+
+  /**
+   * OpenFGA refused this access token (401): the next call fetches a new one instead of using it
+   * until it expires (a rotated signing key, a changed audience). A pre-shared key stays.
+   */
+  public synchronized void refused(String token) {
+    if (token.equals(accessToken)) {
+      accessToken = null;
+    }
   }
 
   private void fetch(HttpClient http, Clock clock) throws IOException, InterruptedException {

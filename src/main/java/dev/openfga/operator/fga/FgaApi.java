@@ -85,6 +85,9 @@ public final class FgaApi {
   @FunctionalInterface
   public interface Bearer {
     Optional<String> get() throws IOException, InterruptedException;
+
+    /** OpenFGA answered 401 to this token: one fetched from an issuer is not used again. */
+    default void refused(String token) {}
   }
 
   /** Waits between attempts (tests pass one that does not wait). */
@@ -308,6 +311,10 @@ public final class FgaApi {
         continue;
       }
       int status = response.statusCode();
+      if (status == 401 && token.isPresent()) {
+        // e.g. the issuer rotated its keys: the next call asks it for a new token
+        bearer.refused(token.get());
+      }
       if (status >= 200 && status < 300) {
         String text = response.body();
         return text == null || text.isBlank() ? JSON.createObjectNode() : JSON.readTree(text);

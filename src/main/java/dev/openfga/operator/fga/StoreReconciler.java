@@ -303,7 +303,20 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
       FGAStore.OpenFgaRef ref)
       throws Credentials.CredentialsException {
     Credentials credentials = credentials(client, cache, namespace, ref, clock.instant());
-    return new FgaApi(http, URI.create(ref.getUrl()), () -> credentials.bearer(http, clock));
+    return new FgaApi(
+        http,
+        URI.create(ref.getUrl()),
+        new FgaApi.Bearer() {
+          @Override
+          public Optional<String> get() throws IOException, InterruptedException {
+            return credentials.bearer(http, clock);
+          }
+
+          @Override
+          public void refused(String token) {
+            credentials.refused(token);
+          }
+        });
   }
 
   /** The credentials the Secret {@code credentialsRef} holds, or none without one. */

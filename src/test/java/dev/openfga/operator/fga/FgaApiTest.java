@@ -2,6 +2,7 @@ package dev.openfga.operator.fga;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
@@ -227,6 +228,50 @@ class FgaApiTest {
     assertThat(credentials.bearer(http, Clock.fixed(t0.plusSeconds(3540), ZoneOffset.UTC)))
         .contains("tok-2");
     assertThat(credentials.toString()).doesNotContain("s3cret").doesNotContain("tok");
+  }
+
+  @Test
+  void anAccessTokenOpenFgaRefusesIsNotUsedAgain() throws Exception {
+    Credentials credentials =
+        Credentials.fromSecretData(
+            "ns/creds",
+            Map.of(
+                "clientId", b64("client"),
+                "clientSecret", b64("s3cret"),
+                "apiTokenIssuer", b64(url() + "/token")));
+    var http = FgaApi.defaultHttpClient();
+    Clock clock = Clock.fixed(Instant.parse("2026-01-01T00:00:00Z"), ZoneOffset.UTC);
+    FgaApi withOidc =
+        new FgaApi(
+            http,
+            URI.create(url() + "/"),
+            new FgaApi.Bearer() {
+              @Override
+              public Optional<String> get() throws IOException, InterruptedException {
+                return credentials.bearer(http, clock);
+              }
+
+              @Override
+              public void refused(String token) {
+                credentials.refused(token);
+              }
+            },
+            slept::add);
+    // the issuer rotated its signing key: OpenFGA refuses a token valid for another hour
+    then(200, "{\"access_token\":\"tok-1\",\"expires_in\":3600}");
+    then(401, "{\"code\":\"unauthenticated\"}");
+    assertThatThrownBy(withOidc::listStores).hasMessageContaining("HTTP 401");
+
+    then(200, "{\"access_token\":\"tok-2\",\"expires_in\":3600}");
+    then(200, "{\"stores\":[]}");
+    assertThat(withOidc.listStores()).isEmpty();
+    assertThat(seen)
+        .extracting(Seen::uri, Seen::authorization)
+        .containsExactly(
+            tuple("/token", null),
+            tuple("/stores?page_size=100", "Bearer tok-1"),
+            tuple("/token", null),
+            tuple("/stores?page_size=100", "Bearer tok-2"));
   }
 
   @Test
