@@ -391,33 +391,43 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
    */
   private Optional<Unpublished> publishOrWhyNot(
       FGAModel model, FGAModel.Status status, String url, String storeId) {
-    try {
-      return publish(model, status, url, storeId);
-    } catch (KubernetesClientException e) {
-      if (e.getCode() == 409) {
-        // changed or created since it was read: tried again at the next reconcile
-        return Optional.empty();
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return publish(model, status, url, storeId);
+      } catch (KubernetesClientException e) {
+        if (e.getCode() == 409 && attempt < PUBLISH_ATTEMPTS) {
+          // the ConfigMap or a Deployment changed (or the ConfigMap was created) since it was
+          // read: publish reads them again
+          continue;
+        }
+        return Optional.of(unpublished(model, status, e));
       }
-      String publishTo =
-          model.getSpec().getPublish() == null
-              ? null
-              : model.getSpec().getPublish().getConfigMapName();
-      return Optional.of(
-          new Unpublished(
-              PUBLISH_FAILED,
-              "could not publish model "
-                  + status.getModelId()
-                  + (publishTo == null ? "" : " to ConfigMap " + publishTo)
-                  + " or the Deployments labelled "
-                  + MODEL
-                  + "="
-                  + model.getMetadata().getName()
-                  + ": HTTP "
-                  + e.getCode()
-                  + (e.getStatus() == null || e.getStatus().getMessage() == null
-                      ? ""
-                      : " " + e.getStatus().getMessage())));
     }
+  }
+
+  /** Publications tried at once when a ConfigMap or Deployment changed between read and write. */
+  static final int PUBLISH_ATTEMPTS = 3;
+
+  private static Unpublished unpublished(
+      FGAModel model, FGAModel.Status status, KubernetesClientException e) {
+    String publishTo =
+        model.getSpec().getPublish() == null
+            ? null
+            : model.getSpec().getPublish().getConfigMapName();
+    return new Unpublished(
+        PUBLISH_FAILED,
+        "could not publish model "
+            + status.getModelId()
+            + (publishTo == null ? "" : " to ConfigMap " + publishTo)
+            + " or the Deployments labelled "
+            + MODEL
+            + "="
+            + model.getMetadata().getName()
+            + ": HTTP "
+            + e.getCode()
+            + (e.getStatus() == null || e.getStatus().getMessage() == null
+                ? ""
+                : " " + e.getStatus().getMessage()));
   }
 
   /**
@@ -495,10 +505,53 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
 
   /**
    * Sets the pod-template annotation {@value #MODEL_ID} of {@code d} to {@code modelId} unless it
-   * has it, by a patch guarded by its resourceVersion; one changed since it was listed gets it at
-   * the next reconcile.
+   * has it, by a patch guarded by its resourceVersion; one changed since it was listed (its
+   * controller writes its status all the time) is read again and patched again, {@link
+   * #PUBLISH_ATTEMPTS} times in all, then left to the next reconcile.
    */
-  private void publishTo(Deployment d, FGAModel model, String modelId) {
+  private void publishTo(Deployment listed, FGAModel model, String modelId) {
+    Deployment d = listed;
+    for (int attempt = 1; d != null; attempt++) {
+      try {
+        publishOnce(d, model, modelId);
+        return;
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 409) {
+          throw e;
+        }
+        if (attempt >= PUBLISH_ATTEMPTS) {
+          LOG.debug(
+              "Deployment {}/{} changed while the model id was published: at the next reconcile",
+              d.getMetadata().getNamespace(),
+              d.getMetadata().getName());
+          return;
+        }
+        d = relisted(d, model);
+      }
+    }
+  }
+
+  /**
+   * {@code d} as it is now, if it still carries the model's label: listed (by that label and its
+   * name), as the publication lists them — the chart grants Deployments list, not get.
+   */
+  private Deployment relisted(Deployment d, FGAModel model) {
+    String name = d.getMetadata().getName();
+    return client
+        .apps()
+        .deployments()
+        .inNamespace(d.getMetadata().getNamespace())
+        .withLabel(MODEL, model.getMetadata().getName())
+        .withField("metadata.name", name)
+        .list(new ListOptionsBuilder().withLimit(PAGE).build())
+        .getItems()
+        .stream()
+        .filter(found -> name.equals(found.getMetadata().getName()))
+        .findFirst()
+        .orElse(null);
+  }
+
+  private void publishOnce(Deployment d, FGAModel model, String modelId) {
     Map<String, String> pod =
         d.getSpec().getTemplate().getMetadata() == null
             ? null
@@ -515,22 +568,12 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
     } else {
       patch.put("/spec/template/metadata/annotations", pod, MODEL_ID, modelId);
     }
-    try {
-      client.resource(d).patch(JSON_PATCH, patch.json());
-      LOG.atInfo()
-          .addKeyValue(
-              "fgamodel", d.getMetadata().getNamespace() + "/" + model.getMetadata().getName())
-          .addKeyValue("deployment", d.getMetadata().getName())
-          .log("published model {} to the pod template: its pods roll", modelId);
-    } catch (KubernetesClientException e) {
-      if (e.getCode() != 409) {
-        throw e;
-      }
-      LOG.debug(
-          "Deployment {}/{} changed since it was listed: the model id at the next reconcile",
-          d.getMetadata().getNamespace(),
-          d.getMetadata().getName());
-    }
+    client.resource(d).patch(JSON_PATCH, patch.json());
+    LOG.atInfo()
+        .addKeyValue(
+            "fgamodel", d.getMetadata().getNamespace() + "/" + model.getMetadata().getName())
+        .addKeyValue("deployment", d.getMetadata().getName())
+        .log("published model {} to the pod template: its pods roll", modelId);
   }
 
   private static OwnerReference owner(FGAModel model) {

@@ -134,6 +134,33 @@ class ModelScenarioTest {
   }
 
   @Test
+  void aDeploymentChangedWhileTheIdIsPublishedGetsItAtOnceNotAtTheNextLook() {
+    deployment("uses-app", Map.of(ModelReconciler.MODEL, "app"), Map.of());
+    // the Deployment controller wrote its status between the operator's read and its patch, twice
+    // (the reconcile its own status write brings would otherwise cover for the first)
+    cluster.failNextAt("PATCH", "/deployments/uses-app", 409, 2);
+    applyStoreAndModel(DSL);
+    await().atMost(WAIT).until(() -> status() != null && status().getModelId() != null);
+    String id = status().getModelId();
+
+    // well before the next regular look (5 minutes)
+    await()
+        .atMost(WAIT)
+        .until(() -> id.equals(podAnnotations("uses-app").get(ModelReconciler.MODEL_ID)));
+    assertThat(
+            TestStores.getModel(cluster, "app").getStatus().getConditions().stream()
+                .filter(c -> c.getType().equals("Ready"))
+                .findFirst()
+                .orElseThrow()
+                .getReason())
+        .isEqualTo("ModelReady");
+    // read again by a list (the chart grants Deployments list, not get)
+    assertThat(cluster.requests())
+        .filteredOn(r -> MockCluster.OPERATOR_AGENT.equals(r.userAgent()))
+        .noneMatch(r -> r.method().equals("GET") && r.path().contains("/deployments/uses-app"));
+  }
+
+  @Test
   void theModelIdGoesToTheDeploymentsLabelledWithTheModelsNameOnly() {
     deployment("uses-app", Map.of(ModelReconciler.MODEL, "app"), Map.of());
     deployment("uses-other", Map.of(ModelReconciler.MODEL, "other"), Map.of());
