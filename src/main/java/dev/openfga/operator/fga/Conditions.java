@@ -138,6 +138,16 @@ final class Conditions {
       String message,
       boolean warn,
       Instant now) {
+    // one Event per problem and spell of not being ready: keyed by when Ready last changed before
+    // this (the same problem after a ready spell is news again; a retry after a refused status
+    // write is not)
+    String since =
+        next.getConditions().stream()
+            .filter(c -> "Ready".equals(c.getType()))
+            .map(Condition::getLastTransitionTime)
+            .filter(Objects::nonNull)
+            .findFirst()
+            .orElse("");
     if (set(next, "Ready", false, reason, message, now)) {
       log.atWarn()
           .addKeyValue(
@@ -146,15 +156,6 @@ final class Conditions {
           .addKeyValue("reason", reason)
           .log(message);
       if (warn) {
-        // one Event per problem and transition to not ready: the same problem coming back after
-        // the resource was ready is news again
-        String since =
-            next.getConditions().stream()
-                .filter(c -> "Ready".equals(c.getType()))
-                .map(Condition::getLastTransitionTime)
-                .filter(Objects::nonNull)
-                .findFirst()
-                .orElse("");
         events.emit(
             resource,
             reason,

@@ -63,11 +63,13 @@ public final class FgaApi {
     }
 
     /**
-     * OpenFGA refused the request itself (HTTP 400 or 422: an invalid model, a relation the model
-     * does not define, a tuple it does not allow): sending it again unchanged gets the same answer.
+     * OpenFGA refused the request itself (HTTP 400: an invalid model, a relation the model does not
+     * define, a tuple it does not allow): sending it again unchanged gets the same answer. Not 422
+     * (OpenFGA's {@code throttled_timeout_error}) and not {@code authorization_model_not_found} (a
+     * model just written, not yet on a read replica): those pass.
      */
     public boolean refused() {
-      return status == 400 || status == 422;
+      return status == 400 && !"authorization_model_not_found".equals(code);
     }
 
     /** OpenFGA's error code, e.g. {@code store_id_not_found}, or empty. */

@@ -507,7 +507,7 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
    * Sets the pod-template annotation {@value #MODEL_ID} of {@code d} to {@code modelId} unless it
    * has it, by a patch guarded by its resourceVersion; one changed since it was listed (its
    * controller writes its status all the time) is read again and patched again, {@link
-   * #PUBLISH_ATTEMPTS} times in all, then left to the next reconcile.
+   * #PUBLISH_ATTEMPTS} times in all; then the conflict is thrown.
    */
   private void publishTo(Deployment listed, FGAModel model, String modelId) {
     Deployment d = listed;
@@ -520,11 +520,7 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
           throw e;
         }
         if (attempt >= PUBLISH_ATTEMPTS) {
-          LOG.debug(
-              "Deployment {}/{} changed while the model id was published: at the next reconcile",
-              d.getMetadata().getNamespace(),
-              d.getMetadata().getName());
-          return;
+          throw e; // a PublishFailed, looked at again after 10 s
         }
         d = relisted(d, model);
       }

@@ -190,12 +190,13 @@ public final class ModelTests {
         failed = listObjects(api, scratch.id(), modelId, name, test.path("list_objects"));
       }
       return failed;
-    } catch (FgaApi.ApiException e) {
-      if (e.refused()) {
-        return Optional.of("test \"" + name + "\": " + step + " (" + e.detail() + ")");
+    } catch (IOException e) {
+      if (e instanceof FgaApi.ApiException refusal && refusal.refused()) {
+        return Optional.of("test \"" + name + "\": " + step + " (" + refusal.detail() + ")");
       }
+      String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
       throw new IOException(
-          "running the model's tests: " + e.getMessage().replace(scratch.id(), scratchName), e);
+          "running the model's tests: " + message.replace(scratch.id(), scratchName), e);
     } finally {
       try {
         api.deleteStore(scratch.id());

@@ -220,7 +220,7 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
         }
         Credentials last = kept.get();
         deletingWith.put(uid, last);
-        api = new FgaApi(http, URI.create(ref.getUrl()), () -> last.bearer(http, clock));
+        api = new FgaApi(http, URI.create(ref.getUrl()), bearer(last, http, clock));
       }
       api.deleteStore(id.get());
       LOG.atInfo()
@@ -303,20 +303,22 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
       FGAStore.OpenFgaRef ref)
       throws Credentials.CredentialsException {
     Credentials credentials = credentials(client, cache, namespace, ref, clock.instant());
-    return new FgaApi(
-        http,
-        URI.create(ref.getUrl()),
-        new FgaApi.Bearer() {
-          @Override
-          public Optional<String> get() throws IOException, InterruptedException {
-            return credentials.bearer(http, clock);
-          }
+    return new FgaApi(http, URI.create(ref.getUrl()), bearer(credentials, http, clock));
+  }
 
-          @Override
-          public void refused(String token) {
-            credentials.refused(token);
-          }
-        });
+  /** The bearer token of each call from these credentials; one OpenFGA refuses is dropped. */
+  static FgaApi.Bearer bearer(Credentials credentials, HttpClient http, Clock clock) {
+    return new FgaApi.Bearer() {
+      @Override
+      public Optional<String> get() throws IOException, InterruptedException {
+        return credentials.bearer(http, clock);
+      }
+
+      @Override
+      public void refused(String token) {
+        credentials.refused(token);
+      }
+    };
   }
 
   /** The credentials the Secret {@code credentialsRef} holds, or none without one. */

@@ -86,20 +86,34 @@ public final class Database {
   /**
    * The URI without user, password and query: {@code postgres://u:p@db:5432/fga?x=y} and {@code
    * u:p@tcp(db:3306)/fga?x=y} keep {@code postgres://db:5432/fga} and {@code tcp(db:3306)/fga};
-   * keyword strings ({@code host=db password=p}) lose their user and password. Everything up to the
-   * last {@code @} goes: a password may hold {@code /}, {@code ?}, {@code #} and {@code @} (an
-   * {@code @} in the query, rare in a database URI, cuts more: the key then says less and may match
-   * another's, which makes two migrations wait for each other, never run together).
+   * keyword strings ({@code host=db password=p}) lose their user and password. A URI is read as
+   * Go's URL parser (pgx, OpenFGA) reads it: the user info ends at the last {@code @} before the
+   * path, query or fragment. A password with an unescaped {@code /}, {@code ?} or {@code #} (which
+   * OpenFGA cannot use either) cuts that authority short into a "host" with a port that is no
+   * number: then everything up to the last {@code @} goes, so that no part of the password is
+   * hashed.
    */
   static String withoutCredentials(String uri) {
     String value = uri.strip();
     int scheme = value.indexOf("://");
     String prefix = "";
+    int at;
     if (scheme >= 0) {
       prefix = value.substring(0, scheme + 3);
       value = value.substring(scheme + 3);
+      int end = firstOf(value, "/?#");
+      String authority = end < 0 ? value : value.substring(0, end);
+      at = authority.lastIndexOf('@');
+      if (at < 0 && !authority.matches("[^:]*(:\\d*)?")) {
+        at = value.lastIndexOf('@');
+      }
+    } else {
+      int path = value.indexOf('/');
+      at = (path >= 0 ? value.substring(0, path) : value).lastIndexOf('@');
+      if (at < 0) {
+        at = value.lastIndexOf('@');
+      }
     }
-    int at = value.lastIndexOf('@');
     if (at >= 0) {
       value = value.substring(at + 1);
     }
@@ -110,6 +124,15 @@ public final class Database {
     }
     value = KEYWORD_CREDENTIAL.matcher(value).replaceAll("").replaceAll("\\s+", " ").strip();
     return prefix + value;
+  }
+
+  private static int firstOf(String value, String chars) {
+    for (int i = 0; i < value.length(); i++) {
+      if (chars.indexOf(value.charAt(i)) >= 0) {
+        return i;
+      }
+    }
+    return -1;
   }
 
   /**

@@ -50,6 +50,18 @@ public final class FailureLog {
       Pattern.compile("([A-Za-z][A-Za-z0-9+.-]*://[^:/@\\s\"'?#\\[\\]]*:)([^\\s\"'/?#@]*)");
 
   /**
+   * The URI Go's URL parser quotes in its errors ({@code parse "..."}, {@code %q}: quotes and
+   * spaces kept, {@code "} as {@code \"}); within it {@link #QUOTED_HOST_PORT} applies up to the
+   * closing quote, so that a password cut short by a {@code #}, {@code /} or {@code ?} is masked
+   * whole whatever other characters it holds.
+   */
+  private static final Pattern GO_PARSED = Pattern.compile("(parse \")((?:[^\"\\\\]|\\\\.)*)(\")");
+
+  /** {@code scheme://host:} and the rest of the authority, inside a quoted URI. */
+  private static final Pattern QUOTED_HOST_PORT =
+      Pattern.compile("^([A-Za-z][A-Za-z0-9+.-]*://[^:/@\\[\\]]*:)([^/?#@]*)");
+
+  /**
    * The parts of the URI Go's URL parser quotes in its errors ({@code invalid port ":Xk9" after
    * host}, {@code invalid URL escape "%zz"}, {@code invalid character "/" in host name}): from the
    * user info, when the password broke the parse.
@@ -117,6 +129,21 @@ public final class FailureLog {
         USERINFO
             .matcher(out)
             .replaceAll(m -> Matcher.quoteReplacement(m.group(1) + m.group(2) + ":" + MASK + "@"));
+    out =
+        GO_PARSED
+            .matcher(out)
+            .replaceAll(
+                m ->
+                    Matcher.quoteReplacement(
+                        m.group(1)
+                            + QUOTED_HOST_PORT
+                                .matcher(m.group(2))
+                                .replaceFirst(
+                                    q ->
+                                        Matcher.quoteReplacement(
+                                            q.group(1)
+                                                + (q.group(2).matches("\\d*") ? q.group(2) : MASK)))
+                            + m.group(3)));
     out =
         HOST_PORT
             .matcher(out)

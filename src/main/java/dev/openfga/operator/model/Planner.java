@@ -390,6 +390,18 @@ public final class Planner {
 
     Job job = o.job().get();
     if (MigrationJob.isTerminating(job)) {
+      if (MigrationJob.isTrusted(job, d)
+          && MigrationJob.isFailed(job)
+          && !MigrationJob.hasCondition(job, "Failed")) {
+        // deleted (someone retries at once) before its Warning went out at Failed: now, or never;
+        // the next Job comes once it is gone and the retry-after has passed
+        steps.add(
+            failedEvent(
+                job,
+                s.retryAfter().filter(t -> t.isAfter(o.now())).orElse(o.now()),
+                Optional.ofNullable(MigrationJob.annotation(job, Keys.FAILURE_EVIDENCE))
+                    .or(() -> o.failureEvidence())));
+      }
       return new Plan(State.MIGRATING, "waiting for Job deletion", steps, after(Timing.SHORT));
     }
     if (!MigrationJob.isTrusted(job, d)) {
@@ -575,7 +587,11 @@ public final class Planner {
                     : ", which migrates the same database; the migration to "
                         + version
                         + " starts when it has finished"),
-            "waiting/" + whose.getUid()));
+            // a Job whose create got no answer is remembered without a uid
+            "waiting/"
+                + (whose.getUid() != null
+                    ? whose.getUid()
+                    : whose.getNamespace() + "/" + whose.getName())));
     return new Plan(
         State.WAITING,
         "waiting for " + who + " on the same database" + (pod ? " to stop" : ""),
@@ -649,30 +665,11 @@ public final class Planner {
     if (retainUntil.isAfter(nextJobAt)) {
       nextJobAt = retainUntil;
     }
-    String why =
-        MigrationJob.condition(job, "Failed")
-            .or(() -> MigrationJob.condition(job, "FailureTarget"))
-            .map(c -> Stream.of(c.getReason(), c.getMessage()).filter(Objects::nonNull).toList())
-            .filter(parts -> !parts.isEmpty())
-            .map(parts -> " (" + String.join(": ", parts) + ")")
-            .orElse("");
     // once the Job has Failed (its pod stopped: the exit code, and the retention counted from
-    // then), not at FailureTarget, unless Failed is long in coming; sent once per Job
-    boolean eventDue = finished || !now.isBefore(failedAt.plus(Timing.FAILED_EVENT_WAIT));
-    if (eventDue) {
-      steps.add(
-          eventAt,
-          new Emit(
-              EventReason.MigrationFailed,
-              "Migration Job "
-                  + job.getMetadata().getName()
-                  + " failed for version "
-                  + failedVersion
-                  + why
-                  + "; retrying after "
-                  + Timestamps.format(nextJobAt)
-                  + evidence.map(e -> ". " + e).orElse(""),
-              "failed/" + job.getMetadata().getUid()));
+    // then), not at FailureTarget, unless Failed is long in coming (a Job deleted before it gets
+    // its Event from the terminating path); sent once per Job
+    if (finished || !now.isBefore(failedAt.plus(Timing.FAILED_EVENT_WAIT))) {
+      steps.add(eventAt, failedEvent(job, nextJobAt, evidence));
     }
     String summary =
         "migration to " + failedVersion + " failed; retrying after " + Timestamps.format(nextJobAt);
@@ -684,6 +681,28 @@ public final class Planner {
     }
     steps.add(new DeleteJob("retained failed Job for " + failedVersion + " expired"));
     return new Plan(State.FAILED, summary, steps, after(Timing.SHORT));
+  }
+
+  /** The Warning of a failed Job, once per Job (its uid). */
+  private static Emit failedEvent(Job job, Instant nextJobAt, Optional<String> evidence) {
+    String why =
+        MigrationJob.condition(job, "Failed")
+            .or(() -> MigrationJob.condition(job, "FailureTarget"))
+            .map(c -> Stream.of(c.getReason(), c.getMessage()).filter(Objects::nonNull).toList())
+            .filter(parts -> !parts.isEmpty())
+            .map(parts -> " (" + String.join(": ", parts) + ")")
+            .orElse("");
+    return new Emit(
+        EventReason.MigrationFailed,
+        "Migration Job "
+            + job.getMetadata().getName()
+            + " failed for version "
+            + MigrationJob.describedVersion(job)
+            + why
+            + "; retrying after "
+            + Timestamps.format(nextJobAt)
+            + evidence.map(e -> ". " + e).orElse(""),
+        "failed/" + job.getMetadata().getUid());
   }
 
   private void armSuccessTtl(Job job, List<Step> steps) {

@@ -61,6 +61,28 @@ class ConditionsTest {
             cluster.client().v1().events().inNamespace(MockCluster.NS).list().getItems().stream()
                 .filter(e -> "OpenFGARequestFailed".equals(e.getReason())))
         .hasSize(2);
+
+    // a reconcile whose status write was refused (409) looks again a second later from the same
+    // ready status: the same problem is not a new Warning
+    FGAStore.Status ready = new FGAStore.Status();
+    Conditions.set(ready, "Ready", true, "StoreReady", "store s", t0.plusSeconds(200_000));
+    String other = "GET http://openfga:8080/stores: HTTP 503";
+    for (int look = 0; look < 2; look++) {
+      FGAStore.Status next = Conditions.copy(ready, FGAStore.Status::new);
+      Conditions.block(
+          events,
+          log,
+          store,
+          next,
+          "OpenFGARequestFailed",
+          other,
+          true,
+          t0.plusSeconds(200_100 + look));
+    }
+    assertThat(
+            cluster.client().v1().events().inNamespace(MockCluster.NS).list().getItems().stream()
+                .filter(e -> e.getMessage().equals(other)))
+        .hasSize(1);
   }
 
   @Test

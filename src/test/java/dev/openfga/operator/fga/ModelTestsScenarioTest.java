@@ -154,6 +154,29 @@ class ModelTestsScenarioTest {
   }
 
   @Test
+  void aCheckWithoutAnAnswerReadsTheSameAtEveryRunAndRunsAgainOnlyAfterTheWait() throws Exception {
+    api.unanswered = "check";
+    createModel(TESTS.replace("EXPECTED", "true"));
+
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () ->
+                assertThat(ready())
+                    .extracting(Condition::getReason)
+                    .isEqualTo("OpenFGARequestFailed"));
+    String uid = TestStores.getModel(cluster, "app").getMetadata().getUid();
+    // the scratch store by its name: the message is the same at every run (a new scratch id each
+    // time rewrote the status, and each status write started the next run at once)
+    assertThat(ready().getMessage()).contains(ModelTests.scratchName(uid));
+    Thread.sleep(1000);
+    int stores = api.created.get();
+    Thread.sleep(5000);
+    // none within the 10 s wait (a new one several times a second before)
+    assertThat(api.created).hasValue(stores);
+  }
+
+  @Test
   void aModelOpenFgaRefusesIsInvalidAndNotWrittenAgainAtOnce() throws Exception {
     // no tests: the model goes straight to the store, which refuses it
     api.refused = "authorization-models";

@@ -91,6 +91,21 @@ class FailureLogTest {
             "Error: invalid database uri: parse \"postgres://openfga:***@127.0.0.1:1/x\":"
                 + " invalid port \"***\" after host");
     assertThat(FailureLog.redact(character, List.of())).contains("invalid character \"***\"");
+    // Go's %q keeps quotes and spaces: the whole password before the '#' is masked, even one
+    // that starts with a quote
+    for (String cut : new String[] {"Ab'cdEf", "'secretpw", "Ab cd", "Ab\\\"cd"}) {
+      String line =
+          "Error: invalid database uri: parse \"postgres://openfga:"
+              + cut
+              + "\": invalid port \":"
+              + cut
+              + "\" after host";
+      assertThat(FailureLog.redact(line, List.of()))
+          .as(cut)
+          .isEqualTo(
+              "Error: invalid database uri: parse \"postgres://openfga:***\": invalid port"
+                  + " \"***\" after host");
+    }
     // a port is a port
     String port = "dial tcp: parse \"postgres://db.example:5432/fga\": invalid port \":5432\"";
     assertThat(FailureLog.redact(port, List.of())).isEqualTo(port);

@@ -444,6 +444,8 @@ class MigrationSafetyTest {
           "postgres://u:p@db?sslmode=require                 | postgres://db",
           "postgres://u:Xk9v/Q2+abc@db:5432/fga              | postgres://db:5432/fga",
           "postgres://u:a#b?c@db:5432/fga                    | postgres://db:5432/fga",
+          "postgres://u:p@db/fga?user=sa@proj.iam            | postgres://db/fga",
+          "postgres://db:5432/fga?application_name=a@b       | postgres://db:5432/fga",
         })
     void dropsCredentialsAndTheQuery(String uri, String kept) {
       assertThat(Database.withoutCredentials(uri)).isEqualTo(kept);

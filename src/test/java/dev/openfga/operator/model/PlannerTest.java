@@ -1508,6 +1508,16 @@ class PlannerTest {
           .containsEntry(Keys.RETAIN_UNTIL, "2026-01-01T00:05:30Z");
       assertThat(event(atFailed).message()).contains("retrying after 2026-01-01T00:05:30Z");
 
+      // a Job deleted before Failed (someone retries at once): the Event now, or never
+      Job deleting =
+          new JobBuilder(Fixtures.job(d, "v1.14.0").failureTarget(NOW).build())
+              .editMetadata()
+              .withDeletionTimestamp(Timestamps.format(NOW.plusSeconds(5)))
+              .endMetadata()
+              .build();
+      assertThat(event(planner.plan(observe(d, null, deleting, NOW.plusSeconds(5)))).reason())
+          .isEqualTo(EventReason.MigrationFailed);
+
       // a pod that never stops (a lost node): the Event comes after FAILED_EVENT_WAIT anyway
       Plan stuck = planner.plan(PlanReplay.apply(t0, atTarget, NOW.plus(Timing.FAILED_EVENT_WAIT)));
       assertThat(event(stuck).reason()).isEqualTo(EventReason.MigrationFailed);

@@ -49,6 +49,12 @@ public final class InMemoryOpenFga implements HttpHandler {
   /** Authorization models written so far (to any store). */
   public final AtomicInteger modelsWritten = new AtomicInteger();
 
+  /**
+   * When set, a POST of a store's {@code check} (the last path segment named here) gets no answer:
+   * the connection is closed, as a server that crashed or a proxy that timed out would.
+   */
+  public volatile String unanswered;
+
   /** Requests refused so far ({@link #refused}). */
   public final AtomicInteger refusals = new AtomicInteger();
 
@@ -95,6 +101,10 @@ public final class InMemoryOpenFga implements HttpHandler {
     } else if (!stores.containsKey(id)) {
       status = 404;
       body.put("code", "store_id_not_found");
+    } else if (method.equals("POST") && path.length == 3 && path[2].equals(unanswered)) {
+      exchange.getRequestBody().readAllBytes();
+      exchange.close();
+      return;
     } else if (method.equals("POST") && path.length == 3 && path[2].equals(refused)) {
       exchange.getRequestBody().readAllBytes();
       refusals.incrementAndGet();
