@@ -245,17 +245,7 @@ class FgaApiTest {
         new FgaApi(
             http,
             URI.create(url() + "/"),
-            new FgaApi.Bearer() {
-              @Override
-              public Optional<String> get() throws IOException, InterruptedException {
-                return credentials.bearer(http, clock);
-              }
-
-              @Override
-              public void refused(String token) {
-                credentials.refused(token);
-              }
-            },
+            StoreReconciler.bearer(credentials, http, clock),
             slept::add);
     // the issuer rotated its signing key: OpenFGA refuses a token valid for another hour
     then(200, "{\"access_token\":\"tok-1\",\"expires_in\":3600}");

@@ -133,20 +133,24 @@ class ModelScenarioTest {
             });
   }
 
+  /** The store and the model applied; waits until the model id is on {@code uses-app}'s pods. */
+  private void publishedToUsesApp() {
+    applyStoreAndModel(DSL);
+    await().atMost(WAIT).until(() -> status() != null && status().getModelId() != null);
+    String id = status().getModelId();
+    await()
+        .atMost(WAIT)
+        .until(() -> id.equals(podAnnotations("uses-app").get(ModelReconciler.MODEL_ID)));
+  }
+
   @Test
   void aDeploymentChangedWhileTheIdIsPublishedGetsItAtOnceNotAtTheNextLook() {
     deployment("uses-app", Map.of(ModelReconciler.MODEL, "app"), Map.of());
     // the Deployment controller wrote its status between the operator's read and its patch, twice
     // (the reconcile its own status write brings would otherwise cover for the first)
     cluster.failNextAt("PATCH", "/deployments/uses-app", 409, 2);
-    applyStoreAndModel(DSL);
-    await().atMost(WAIT).until(() -> status() != null && status().getModelId() != null);
-    String id = status().getModelId();
-
     // well before the next regular look (5 minutes)
-    await()
-        .atMost(WAIT)
-        .until(() -> id.equals(podAnnotations("uses-app").get(ModelReconciler.MODEL_ID)));
+    publishedToUsesApp();
     assertThat(
             TestStores.getModel(cluster, "app").getStatus().getConditions().stream()
                 .filter(c -> c.getType().equals("Ready"))
@@ -165,12 +169,7 @@ class ModelScenarioTest {
     deployment("uses-app", Map.of(ModelReconciler.MODEL, "app"), Map.of());
     deployment("uses-other", Map.of(ModelReconciler.MODEL, "other"), Map.of());
     deployment("annotated", Map.of(), Map.of(ModelReconciler.MODEL, "app"));
-    applyStoreAndModel(DSL);
-    await().atMost(WAIT).until(() -> status() != null && status().getModelId() != null);
-    String id = status().getModelId();
-    await()
-        .atMost(WAIT)
-        .until(() -> id.equals(podAnnotations("uses-app").get(ModelReconciler.MODEL_ID)));
+    publishedToUsesApp();
     // the others are not in the labelled list the publication went through
     assertThat(podAnnotations("uses-other")).doesNotContainKey(ModelReconciler.MODEL_ID);
     assertThat(podAnnotations("annotated")).doesNotContainKey(ModelReconciler.MODEL_ID);

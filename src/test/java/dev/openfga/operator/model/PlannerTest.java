@@ -67,6 +67,19 @@ class PlannerTest {
     return found.get(0);
   }
 
+  /** The Job as the Job controller marks it Failed at {@code at} (its pod has stopped). */
+  private static Job failedNow(Job job, Instant at) {
+    return new JobBuilder(job)
+        .editStatus()
+        .addNewCondition()
+        .withType("Failed")
+        .withStatus("True")
+        .withLastTransitionTime(Timestamps.format(at))
+        .endCondition()
+        .endStatus()
+        .build();
+  }
+
   private static Emit event(Plan plan) {
     return only(plan, Emit.class);
   }
@@ -1490,16 +1503,7 @@ class PlannerTest {
       Observation t0 = observe(d, null, Fixtures.job(d, "v1.14.0").failureTarget(NOW).build(), NOW);
       Plan atTarget = planner.plan(t0);
       Observation t30 = PlanReplay.apply(t0, atTarget, NOW.plusSeconds(30));
-      Job failed =
-          new JobBuilder(t30.job().orElseThrow())
-              .editStatus()
-              .addNewCondition()
-              .withType("Failed")
-              .withStatus("True")
-              .withLastTransitionTime(Timestamps.format(NOW.plusSeconds(30)))
-              .endCondition()
-              .endStatus()
-              .build();
+      Job failed = failedNow(t30.job().orElseThrow(), NOW.plusSeconds(30));
       Plan atFailed = planner.plan(t30.withJob(failed));
 
       assertThat(kinds(atTarget)).doesNotContain(Emit.class);
@@ -1532,16 +1536,7 @@ class PlannerTest {
 
       Plan atTarget = planner.plan(early);
       Observation later = PlanReplay.apply(early, atTarget, NOW.plusSeconds(10));
-      Job failed =
-          new JobBuilder(later.job().orElseThrow())
-              .editStatus()
-              .addNewCondition()
-              .withType("Failed")
-              .withStatus("True")
-              .withLastTransitionTime(Timestamps.format(NOW.plusSeconds(10)))
-              .endCondition()
-              .endStatus()
-              .build();
+      Job failed = failedNow(later.job().orElseThrow(), NOW.plusSeconds(10));
       Plan atFailed =
           planner.plan(
               later
@@ -1567,16 +1562,7 @@ class PlannerTest {
 
       Plan failing = ttl120.plan(t0);
       Observation failedAt30 = PlanReplay.apply(t0, failing, NOW.plusSeconds(30));
-      Job nowFailed =
-          new JobBuilder(failedAt30.job().orElseThrow())
-              .editStatus()
-              .addNewCondition()
-              .withType("Failed")
-              .withStatus("True")
-              .withLastTransitionTime(Timestamps.format(NOW.plusSeconds(30)))
-              .endCondition()
-              .endStatus()
-              .build();
+      Job nowFailed = failedNow(failedAt30.job().orElseThrow(), NOW.plusSeconds(30));
       Observation t30 = failedAt30.withJob(nowFailed);
       Plan failed = ttl120.plan(t30);
       Plan stillRetained = ttl120.plan(PlanReplay.apply(t30, failed, NOW.plusSeconds(61)));
