@@ -138,17 +138,16 @@ final class Conditions {
       String message,
       boolean warn,
       Instant now) {
-    // one Event per problem and spell of not being ready: keyed by when Ready last changed before
-    // this (the same problem after a ready spell is news again; a retry after a refused status
-    // write is not)
-    String since =
-        next.getConditions().stream()
-            .filter(c -> "Ready".equals(c.getType()))
-            .map(Condition::getLastTransitionTime)
-            .filter(Objects::nonNull)
-            .findFirst()
-            .orElse("");
     if (set(next, "Ready", false, reason, message, now)) {
+      // one Event per problem and spell of not being ready (keyed by when Ready turned False): the
+      // same problem after a ready spell is news again, one coming back within the spell is not
+      String since =
+          next.getConditions().stream()
+              .filter(c -> "Ready".equals(c.getType()))
+              .map(Condition::getLastTransitionTime)
+              .filter(Objects::nonNull)
+              .findFirst()
+              .orElse("");
       log.atWarn()
           .addKeyValue(
               resource.getKind().toLowerCase(java.util.Locale.ROOT),

@@ -176,8 +176,9 @@ public final class ModelTests {
     FgaApi.Store scratch = api.createStore(scratchName);
     String name = test.path("name").asText("#" + index);
     String step = "OpenFGA refused the model";
+    String modelId = null;
     try {
-      String modelId = api.writeModel(scratch.id(), model);
+      modelId = api.writeModel(scratch.id(), model);
       List<JsonNode> tuples = new ArrayList<>();
       test.path("tuples").forEach(tuples::add);
       if (!tuples.isEmpty()) {
@@ -194,9 +195,14 @@ public final class ModelTests {
       if (e instanceof FgaApi.ApiException refusal && refusal.refused()) {
         return Optional.of("test \"" + name + "\": " + step + " (" + refusal.detail() + ")");
       }
+      // the scratch store and its model are new at every run: named so that the same error
+      // reads the same
       String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-      throw new IOException(
-          "running the model's tests: " + message.replace(scratch.id(), scratchName), e);
+      message = message.replace(scratch.id(), scratchName);
+      if (modelId != null) {
+        message = message.replace(modelId, "(the tests' model)");
+      }
+      throw new IOException("running the model's tests: " + message, e);
     } finally {
       try {
         api.deleteStore(scratch.id());

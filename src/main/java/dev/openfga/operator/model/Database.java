@@ -90,8 +90,9 @@ public final class Database {
    * Go's URL parser (pgx, OpenFGA) reads it: the user info ends at the last {@code @} before the
    * path, query or fragment. A password with an unescaped {@code /}, {@code ?} or {@code #} (which
    * OpenFGA cannot use either) cuts that authority short into a "host" with a port that is no
-   * number: then everything up to the last {@code @} goes, so that no part of the password is
-   * hashed.
+   * number, or leaves an {@code @} in the path or fragment: then everything up to the last
+   * {@code @} goes, so that no part of the password is hashed. (A password of digits cut short by a
+   * {@code ?} still reads as a port.)
    */
   static String withoutCredentials(String uri) {
     String value = uri.strip();
@@ -104,7 +105,9 @@ public final class Database {
       int end = firstOf(value, "/?#");
       String authority = end < 0 ? value : value.substring(0, end);
       at = authority.lastIndexOf('@');
-      if (at < 0 && !authority.matches("[^:]*(:\\d*)?")) {
+      int query = value.indexOf('?');
+      boolean atBeforeQuery = (query < 0 ? value : value.substring(0, query)).indexOf('@') >= 0;
+      if (at < 0 && (atBeforeQuery || !HOSTS.matcher(authority).matches())) {
         at = value.lastIndexOf('@');
       }
     } else {
@@ -125,6 +128,10 @@ public final class Database {
     value = KEYWORD_CREDENTIAL.matcher(value).replaceAll("").replaceAll("\\s+", " ").strip();
     return prefix + value;
   }
+
+  /** One host or several ({@code a:5432,b:5432}), each a name or {@code [IPv6]}, with a port. */
+  private static final Pattern HOSTS =
+      Pattern.compile("(\\[[^\\]]*]|[^:,\\[\\]]*)(:\\d+)?(,(\\[[^\\]]*]|[^:,\\[\\]]*)(:\\d+)?)*");
 
   private static int firstOf(String value, String chars) {
     for (int i = 0; i < value.length(); i++) {

@@ -51,15 +51,13 @@ public final class FailureLog {
 
   /**
    * The URI Go's URL parser quotes in its errors ({@code parse "..."}, {@code %q}: quotes and
-   * spaces kept, {@code "} as {@code \"}); within it {@link #QUOTED_HOST_PORT} applies up to the
-   * closing quote, so that a password cut short by a {@code #}, {@code /} or {@code ?} is masked
-   * whole whatever other characters it holds.
+   * spaces kept, {@code "} as {@code \"}), masked as Go reads it ({@link #maskParsedUri}). Written
+   * as an unrolled loop of possessive quantifiers: no recursion however long the text.
    */
-  private static final Pattern GO_PARSED = Pattern.compile("(parse \")((?:[^\"\\\\]|\\\\.)*)(\")");
+  private static final Pattern GO_PARSED =
+      Pattern.compile("(parse \")([^\"\\\\]*+(?:\\\\.[^\"\\\\]*+)*+)(\")");
 
-  /** {@code scheme://host:} and the rest of the authority, inside a quoted URI. */
-  private static final Pattern QUOTED_HOST_PORT =
-      Pattern.compile("^([A-Za-z][A-Za-z0-9+.-]*://[^:/@\\[\\]]*:)([^/?#@]*)");
+  private static final Pattern SCHEME = Pattern.compile("[A-Za-z][A-Za-z0-9+.-]*://");
 
   /**
    * The parts of the URI Go's URL parser quotes in its errors ({@code invalid port ":Xk9" after
@@ -68,7 +66,7 @@ public final class FailureLog {
    */
   private static final Pattern GO_QUOTED =
       Pattern.compile(
-          "(invalid port |invalid URL escape |invalid character )\"((?:[^\"\\\\]|\\\\.)*)\"");
+          "(invalid port |invalid URL escape |invalid character )\"([^\"\\\\]*+(?:\\\\.[^\"\\\\]*+)*+)\"");
 
   private static final Pattern PASSWORD =
       Pattern.compile("(?i)(password\\s*[=:]\\s*)('[^']*'|\"[^\"]*\"|[^\\s,;&]+)");
@@ -125,25 +123,16 @@ public final class FailureLog {
         out = out.replace(literal, MASK);
       }
     }
-    out =
-        USERINFO
-            .matcher(out)
-            .replaceAll(m -> Matcher.quoteReplacement(m.group(1) + m.group(2) + ":" + MASK + "@"));
+    // first the URI Go quotes, as Go split it (an '@' after a '/' is not the user info's end)
     out =
         GO_PARSED
             .matcher(out)
             .replaceAll(
-                m ->
-                    Matcher.quoteReplacement(
-                        m.group(1)
-                            + QUOTED_HOST_PORT
-                                .matcher(m.group(2))
-                                .replaceFirst(
-                                    q ->
-                                        Matcher.quoteReplacement(
-                                            q.group(1)
-                                                + (q.group(2).matches("\\d*") ? q.group(2) : MASK)))
-                            + m.group(3)));
+                m -> Matcher.quoteReplacement(m.group(1) + maskParsedUri(m.group(2)) + m.group(3)));
+    out =
+        USERINFO
+            .matcher(out)
+            .replaceAll(m -> Matcher.quoteReplacement(m.group(1) + m.group(2) + ":" + MASK + "@"));
     out =
         HOST_PORT
             .matcher(out)
@@ -162,6 +151,38 @@ public final class FailureLog {
                             + (m.group(2).matches(":?\\d*") ? m.group(2) : MASK)
                             + '"'));
     return PASSWORD.matcher(out).replaceAll(m -> Matcher.quoteReplacement(m.group(1) + MASK));
+  }
+
+  /**
+   * A URI Go's URL parser refused, its password masked as Go splits it (the text before {@code #}
+   * is all it quotes): the authority ends at the first {@code /} or {@code ?}; with an {@code @} in
+   * it, the user info is up to its last {@code @}; without one, a {@code :} after the host followed
+   * by anything but a number is a password cut short by a {@code /}, {@code ?} or {@code #}, and
+   * everything from there to the end of the quoted text is masked.
+   */
+  static String maskParsedUri(String uri) {
+    Matcher scheme = SCHEME.matcher(uri);
+    if (!scheme.lookingAt()) {
+      return uri;
+    }
+    int start = scheme.end();
+    int end = start;
+    while (end < uri.length() && uri.charAt(end) != '/' && uri.charAt(end) != '?') {
+      end++;
+    }
+    String authority = uri.substring(start, end);
+    int colon = authority.indexOf(':');
+    int at = authority.lastIndexOf('@');
+    if (colon < 0 || (at >= 0 && colon > at)) {
+      return uri;
+    }
+    if (at >= 0) {
+      return uri.substring(0, start + colon + 1) + MASK + uri.substring(start + at);
+    }
+    if (authority.substring(colon + 1).matches("\\d+")) {
+      return uri;
+    }
+    return uri.substring(0, start + colon + 1) + MASK;
   }
 
   /**

@@ -62,23 +62,19 @@ class ConditionsTest {
                 .filter(e -> "OpenFGARequestFailed".equals(e.getReason())))
         .hasSize(2);
 
-    // a reconcile whose status write was refused (409) looks again a second later from the same
-    // ready status: the same problem is not a new Warning
-    FGAStore.Status ready = new FGAStore.Status();
-    Conditions.set(ready, "Ready", true, "StoreReady", "store s", t0.plusSeconds(200_000));
+    // within one spell of not being ready, a problem that comes back after another is not news
     String other = "GET http://openfga:8080/stores: HTTP 503";
-    for (int look = 0; look < 2; look++) {
-      FGAStore.Status next = Conditions.copy(ready, FGAStore.Status::new);
-      Conditions.block(
-          events,
-          log,
-          store,
-          next,
-          "OpenFGARequestFailed",
-          other,
-          true,
-          t0.plusSeconds(200_100 + look));
-    }
+    Instant later = t0.plusSeconds(100_000);
+    Conditions.block(events, log, store, status, "OpenFGARequestFailed", other, true, later);
+    Conditions.block(
+        events, log, store, status, "OpenFGARequestFailed", down, true, later.plusSeconds(10));
+    Conditions.block(
+        events, log, store, status, "OpenFGARequestFailed", other, true, later.plusSeconds(20));
+    assertThat(
+            cluster.client().v1().events().inNamespace(MockCluster.NS).list().getItems().stream()
+                .filter(e -> e.getMessage().equals(down)))
+        .as("one per spell of not being ready")
+        .hasSize(2);
     assertThat(
             cluster.client().v1().events().inNamespace(MockCluster.NS).list().getItems().stream()
                 .filter(e -> e.getMessage().equals(other)))

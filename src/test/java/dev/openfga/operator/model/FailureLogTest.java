@@ -86,19 +86,31 @@ class FailureLogTest {
         .isEqualTo(
             "Error: invalid database uri: parse \"postgres://openfga:***\": invalid port"
                 + " \"***\" after host");
+    // Go's authority ends at the '/': the rest of the password is in what it took for the path
     assertThat(FailureLog.redact(slash, List.of()))
         .isEqualTo(
-            "Error: invalid database uri: parse \"postgres://openfga:***@127.0.0.1:1/x\":"
+            "Error: invalid database uri: parse \"postgres://openfga:***\":"
                 + " invalid port \"***\" after host");
     assertThat(FailureLog.redact(character, List.of())).contains("invalid character \"***\"");
     // Go's %q keeps quotes and spaces: the whole password before the '#' is masked, even one
     // that starts with a quote
-    for (String cut : new String[] {"Ab'cdEf", "'secretpw", "Ab cd", "Ab\\\"cd"}) {
+    for (String cut :
+        new String[] {
+          "Ab'cdEf",
+          "'secretpw",
+          "Ab cd",
+          "Ab\\\"cd",
+          "Xk9/Q2+abc",
+          "ab?cd",
+          "abc/d@e",
+          "Xk9v/Q2@db:1/x"
+        }) {
+      String port = cut.split("[/?]", 2)[0];
       String line =
           "Error: invalid database uri: parse \"postgres://openfga:"
               + cut
               + "\": invalid port \":"
-              + cut
+              + port
               + "\" after host";
       assertThat(FailureLog.redact(line, List.of()))
           .as(cut)
@@ -106,6 +118,10 @@ class FailureLogTest {
               "Error: invalid database uri: parse \"postgres://openfga:***\": invalid port"
                   + " \"***\" after host");
     }
+    // a long quoted text is no stack overflow
+    String longLine = "parse \"postgres://openfga:" + "x".repeat(5000) + "\": invalid port";
+    assertThat(FailureLog.redact(longLine, List.of()))
+        .isEqualTo("parse \"postgres://openfga:***\": invalid port");
     // a port is a port
     String port = "dial tcp: parse \"postgres://db.example:5432/fga\": invalid port \":5432\"";
     assertThat(FailureLog.redact(port, List.of())).isEqualTo(port);

@@ -446,6 +446,11 @@ class MigrationSafetyTest {
           "postgres://u:a#b?c@db:5432/fga                    | postgres://db:5432/fga",
           "postgres://u:p@db/fga?user=sa@proj.iam            | postgres://db/fga",
           "postgres://db:5432/fga?application_name=a@b       | postgres://db:5432/fga",
+          "postgres://u:2024#Summer!@db:5432/fga             | postgres://db:5432/fga",
+          "postgres://u:1234/abc@db:5432/fga                 | postgres://db:5432/fga",
+          "postgres://u:?abc@db:5432/fga                     | postgres://db:5432/fga",
+          "postgres://a:5432,b:5432/fga?user=sa@proj.iam     | postgres://a:5432,b:5432/fga",
+          "postgres://[::1]:5432/fga?user=sa@proj.iam        | postgres://[::1]:5432/fga",
         })
     void dropsCredentialsAndTheQuery(String uri, String kept) {
       assertThat(Database.withoutCredentials(uri)).isEqualTo(kept);

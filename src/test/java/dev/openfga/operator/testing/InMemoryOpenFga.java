@@ -55,6 +55,12 @@ public final class InMemoryOpenFga implements HttpHandler {
    */
   public volatile String unanswered;
 
+  /**
+   * When set, every check answers 400 {@code authorization_model_not_found} naming its model, as
+   * OpenFGA does while a read replica has not caught up with a model just written.
+   */
+  public volatile boolean modelNotYetReplicated;
+
   /** Requests refused so far ({@link #refused}). */
   public final AtomicInteger refusals = new AtomicInteger();
 
@@ -128,6 +134,12 @@ public final class InMemoryOpenFga implements HttpHandler {
       status = 201;
     } else if (path[2].equals("write") && method.equals("POST")) {
       exchange.getRequestBody().readAllBytes();
+    } else if (path[2].equals("check") && method.equals("POST") && modelNotYetReplicated) {
+      String model =
+          JSON.readTree(exchange.getRequestBody()).path("authorization_model_id").asText();
+      status = 400;
+      body.put("code", "authorization_model_not_found")
+          .put("message", "Authorization Model '" + model + "' not found");
     } else if (path[2].equals("check") && method.equals("POST")) {
       exchange.getRequestBody().readAllBytes();
       body.put("allowed", allowed);
