@@ -129,6 +129,21 @@ class ModelTestsScenarioTest {
     assertThat(api.created).hasValue(4);
   }
 
+  private void awaitReason(String reason) {
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> assertThat(ready()).extracting(Condition::getReason).isEqualTo(reason));
+  }
+
+  /** Once the reconcile its own status write brings is over: no scratch store for 5 s. */
+  private void assertNoScratchStoreForAWhile() throws InterruptedException {
+    Thread.sleep(1000);
+    int stores = api.created.get();
+    Thread.sleep(5000);
+    assertThat(api.created).hasValue(stores);
+  }
+
   @Test
   void aCheckOpenFgaRefusesFailsTheTestsOnceWithTheSameMessage() throws Exception {
     // a relation the model no longer defines: OpenFGA answers the check with 400
@@ -158,22 +173,13 @@ class ModelTestsScenarioTest {
     api.unanswered = "check";
     createModel(TESTS.replace("EXPECTED", "true"));
 
-    await()
-        .atMost(WAIT)
-        .untilAsserted(
-            () ->
-                assertThat(ready())
-                    .extracting(Condition::getReason)
-                    .isEqualTo("OpenFGARequestFailed"));
+    awaitReason("OpenFGARequestFailed");
     String uid = TestStores.getModel(cluster, "app").getMetadata().getUid();
     // the scratch store by its name: the message is the same at every run (a new scratch id each
     // time rewrote the status, and each status write started the next run at once)
     assertThat(ready().getMessage()).contains(ModelTests.scratchName(uid));
-    Thread.sleep(1000);
-    int stores = api.created.get();
-    Thread.sleep(5000);
     // none within the 10 s wait (a new one several times a second before)
-    assertThat(api.created).hasValue(stores);
+    assertNoScratchStoreForAWhile();
   }
 
   @Test
@@ -181,19 +187,10 @@ class ModelTestsScenarioTest {
     api.modelNotYetReplicated = true;
     createModel(TESTS.replace("EXPECTED", "true"));
 
-    await()
-        .atMost(WAIT)
-        .untilAsserted(
-            () ->
-                assertThat(ready())
-                    .extracting(Condition::getReason)
-                    .isEqualTo("OpenFGARequestFailed"));
+    awaitReason("OpenFGARequestFailed");
     // the scratch model's id (new at every run) is not in the message
     assertThat(ready().getMessage()).contains("(the tests' model)");
-    Thread.sleep(1000);
-    int stores = api.created.get();
-    Thread.sleep(5000);
-    assertThat(api.created).hasValue(stores);
+    assertNoScratchStoreForAWhile();
 
     // caught up: the tests run again after the wait and pass
     api.modelNotYetReplicated = false;
