@@ -139,13 +139,15 @@ final class Conditions {
       boolean warn,
       Instant now) {
     if (set(next, "Ready", false, reason, message, now)) {
-      // one Event per problem and spell of not being ready (keyed by when Ready turned False): the
-      // same problem after a ready spell is news again, one coming back within the spell is not
+      // one Event per problem and spell of not being ready, keyed by the minute Ready turned False:
+      // the same problem after a ready spell is news again, one coming back within the spell is
+      // not, nor a look again a second later after a refused status write (from the same copy)
       String since =
           next.getConditions().stream()
               .filter(c -> "Ready".equals(c.getType()))
               .map(Condition::getLastTransitionTime)
               .filter(Objects::nonNull)
+              .map(t -> t.length() > 16 ? t.substring(0, 16) : t)
               .findFirst()
               .orElse("");
       log.atWarn()

@@ -199,7 +199,7 @@ public final class ModelTests {
       // reads the same
       String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
       message = message.replace(scratch.id(), scratchName);
-      if (modelId != null) {
+      if (modelId != null && !modelId.isEmpty()) {
         message = message.replace(modelId, "(the tests' model)");
       }
       throw new IOException("running the model's tests: " + message, e);

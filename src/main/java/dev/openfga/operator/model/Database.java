@@ -102,14 +102,7 @@ public final class Database {
     if (scheme >= 0) {
       prefix = value.substring(0, scheme + 3);
       value = value.substring(scheme + 3);
-      int end = firstOf(value, "/?#");
-      String authority = end < 0 ? value : value.substring(0, end);
-      at = authority.lastIndexOf('@');
-      int query = value.indexOf('?');
-      boolean atBeforeQuery = (query < 0 ? value : value.substring(0, query)).indexOf('@') >= 0;
-      if (at < 0 && (atBeforeQuery || !HOSTS.matcher(authority).matches())) {
-        at = value.lastIndexOf('@');
-      }
+      at = userInfoEnd(value);
     } else {
       int path = value.indexOf('/');
       at = (path >= 0 ? value.substring(0, path) : value).lastIndexOf('@');
@@ -129,7 +122,38 @@ public final class Database {
     return prefix + value;
   }
 
+  /**
+   * Where the user info of a URI (after its {@code scheme://}) ends: the {@code @} after which come
+   * hosts as Go reads them ({@link #isHostList}) and no other {@code @} before the query; -1 for a
+   * URI without user info (an {@code @} only in its query). So a password holding {@code @}, and
+   * one an unescaped {@code /}, {@code ?} or {@code #} cut short, never stays in the key.
+   */
+  static int userInfoEnd(String value) {
+    int end = firstOf(value, "/?#");
+    String authority = end < 0 ? value : value.substring(0, end);
+    int query = value.indexOf('?');
+    String beforeQuery = query < 0 ? value : value.substring(0, query);
+    if (authority.indexOf('@') < 0 && beforeQuery.indexOf('@') < 0 && isHostList(authority)) {
+      return -1;
+    }
+    for (int at = value.indexOf('@'); at >= 0; at = value.indexOf('@', at + 1)) {
+      String rest = value.substring(at + 1);
+      int hostEnd = firstOf(rest, "/?#");
+      String host = hostEnd < 0 ? rest : rest.substring(0, hostEnd);
+      int restQuery = rest.indexOf('?');
+      String restBeforeQuery = restQuery < 0 ? rest : rest.substring(0, restQuery);
+      if (!host.isEmpty() && isHostList(host) && restBeforeQuery.indexOf('@') < 0) {
+        return at;
+      }
+    }
+    return value.lastIndexOf('@');
+  }
+
   /** One host or several ({@code a:5432,b:5432}), each a name or {@code [IPv6]}, with a port. */
+  static boolean isHostList(String text) {
+    return HOSTS.matcher(text).matches();
+  }
+
   private static final Pattern HOSTS =
       Pattern.compile("(\\[[^\\]]*]|[^:,\\[\\]]*)(:\\d+)?(,(\\[[^\\]]*]|[^:,\\[\\]]*)(:\\d+)?)*");
 

@@ -49,6 +49,9 @@ public final class FailureLog {
   private static final Pattern HOST_PORT =
       Pattern.compile("([A-Za-z][A-Za-z0-9+.-]*://[^:/@\\s\"'?#\\[\\]]*:)([^\\s\"'/?#@]*)");
 
+  /** A port, and more hosts with theirs ({@code 5432,b:5432}): nothing to mask. */
+  private static final Pattern PORTS = Pattern.compile("\\d*(,[^,:\\[\\]]*(:\\d+)?)*");
+
   /**
    * The URI Go's URL parser quotes in its errors ({@code parse "..."}, {@code %q}: quotes and
    * spaces kept, {@code "} as {@code \"}), masked as Go reads it ({@link #maskParsedUri}). Written
@@ -130,17 +133,6 @@ public final class FailureLog {
             .replaceAll(
                 m -> Matcher.quoteReplacement(m.group(1) + maskParsedUri(m.group(2)) + m.group(3)));
     out =
-        USERINFO
-            .matcher(out)
-            .replaceAll(m -> Matcher.quoteReplacement(m.group(1) + m.group(2) + ":" + MASK + "@"));
-    out =
-        HOST_PORT
-            .matcher(out)
-            .replaceAll(
-                m ->
-                    Matcher.quoteReplacement(
-                        m.group(1) + (m.group(2).matches("\\d*") ? m.group(2) : MASK)));
-    out =
         GO_QUOTED
             .matcher(out)
             .replaceAll(
@@ -150,15 +142,26 @@ public final class FailureLog {
                             + '"'
                             + (m.group(2).matches(":?\\d*") ? m.group(2) : MASK)
                             + '"'));
+    out =
+        USERINFO
+            .matcher(out)
+            .replaceAll(m -> Matcher.quoteReplacement(m.group(1) + m.group(2) + ":" + MASK + "@"));
+    out =
+        HOST_PORT
+            .matcher(out)
+            .replaceAll(
+                m ->
+                    Matcher.quoteReplacement(
+                        m.group(1) + (PORTS.matcher(m.group(2)).matches() ? m.group(2) : MASK)));
     return PASSWORD.matcher(out).replaceAll(m -> Matcher.quoteReplacement(m.group(1) + MASK));
   }
 
   /**
    * A URI Go's URL parser refused, its password masked as Go splits it (the text before {@code #}
-   * is all it quotes): the authority ends at the first {@code /} or {@code ?}; with an {@code @} in
-   * it, the user info is up to its last {@code @}; without one, a {@code :} after the host followed
-   * by anything but a number is a password cut short by a {@code /}, {@code ?} or {@code #}, and
-   * everything from there to the end of the quoted text is masked.
+   * is all it quotes): the authority ends at the first {@code /} or {@code ?}, the user info at its
+   * last {@code @}. When what follows is no list of hosts with numeric ports, a password was cut
+   * short (by a {@code /}, {@code ?} or {@code #}), and everything from the authority's first
+   * {@code :} to the end of the quoted text is masked.
    */
   static String maskParsedUri(String uri) {
     Matcher scheme = SCHEME.matcher(uri);
@@ -171,18 +174,20 @@ public final class FailureLog {
       end++;
     }
     String authority = uri.substring(start, end);
-    int colon = authority.indexOf(':');
     int at = authority.lastIndexOf('@');
-    if (colon < 0 || (at >= 0 && colon > at)) {
-      return uri;
-    }
-    if (at >= 0) {
+    String hosts = authority.substring(at + 1);
+    if (Database.isHostList(hosts)) {
+      // the hosts as Go read them: only a password before the last '@' is masked
+      int colon = authority.indexOf(':');
+      if (at < 0 || colon < 0 || colon > at) {
+        return uri;
+      }
       return uri.substring(0, start + colon + 1) + MASK + uri.substring(start + at);
     }
-    if (authority.substring(colon + 1).matches("\\d+")) {
-      return uri;
-    }
-    return uri.substring(0, start + colon + 1) + MASK;
+    // a "port" that is no number (or an '@' in it): a password cut short, masked from its first
+    // ':' (a user name may hold an '@', Azure's user@server) to the end of the quoted text
+    int colon = authority.indexOf(':');
+    return colon < 0 ? uri : uri.substring(0, start + colon + 1) + MASK;
   }
 
   /**

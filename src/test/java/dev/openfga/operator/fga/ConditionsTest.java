@@ -62,6 +62,27 @@ class ConditionsTest {
                 .filter(e -> "OpenFGARequestFailed".equals(e.getReason())))
         .hasSize(2);
 
+    // a reconcile whose status write was refused (409) looks again a second later from the same
+    // ready copy: the same problem is not a new Warning
+    FGAStore.Status ready = new FGAStore.Status();
+    Conditions.set(ready, "Ready", true, "StoreReady", "store s", t0.plusSeconds(200_000));
+    String refused = "GET http://openfga:8080/stores: HTTP 500";
+    for (int look = 0; look < 2; look++) {
+      Conditions.block(
+          events,
+          log,
+          store,
+          Conditions.copy(ready, FGAStore.Status::new),
+          "OpenFGARequestFailed",
+          refused,
+          true,
+          t0.plusSeconds(200_100 + look));
+    }
+    assertThat(
+            cluster.client().v1().events().inNamespace(MockCluster.NS).list().getItems().stream()
+                .filter(e -> e.getMessage().equals(refused)))
+        .hasSize(1);
+
     // within one spell of not being ready, a problem that comes back after another is not news
     String other = "GET http://openfga:8080/stores: HTTP 503";
     Instant later = t0.plusSeconds(100_000);

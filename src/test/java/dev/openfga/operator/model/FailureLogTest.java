@@ -103,13 +103,18 @@ class FailureLogTest {
           "Xk9/Q2+abc",
           "ab?cd",
           "abc/d@e",
-          "Xk9v/Q2@db:1/x"
+          "Xk9v/Q2@db:1/x",
+          "P@ss:w0rd",
+          "a@b:x"
         }) {
-      String port = cut.split("[/?]", 2)[0];
+      // as Go reports it: the authority ends at '/' or '?', the host after its last '@'
+      String authority = "openfga:" + cut.split("[/?]", 2)[0];
+      String host = authority.substring(authority.lastIndexOf('@') + 1);
+      String port = host.substring(host.indexOf(':'));
       String line =
           "Error: invalid database uri: parse \"postgres://openfga:"
               + cut
-              + "\": invalid port \":"
+              + "\": invalid port \""
               + port
               + "\" after host";
       assertThat(FailureLog.redact(line, List.of()))
@@ -118,6 +123,18 @@ class FailureLogTest {
               "Error: invalid database uri: parse \"postgres://openfga:***\": invalid port"
                   + " \"***\" after host");
     }
+    // a user name with an '@' (Azure's user@server) and a password cut short by a '/'
+    assertThat(
+            FailureLog.redact(
+                "parse \"postgres://openfga@myserver:Pa/ss@myserver.postgres.database.azure.com"
+                    + ":5432/fga\": invalid port \":Pa\" after host",
+                List.of()))
+        .isEqualTo("parse \"postgres://openfga@myserver:***\": invalid port \"***\" after host");
+    // hosts Go reads are kept: IPv6, several
+    assertThat(FailureLog.redact("parse \"postgres://a:5432,b:5432/f%zz\": x", List.of()))
+        .isEqualTo("parse \"postgres://a:5432,b:5432/f%zz\": x");
+    assertThat(FailureLog.redact("parse \"http://[fe80::1%25eth0]:8080/x%zz\": x", List.of()))
+        .isEqualTo("parse \"http://[fe80::1%25eth0]:8080/x%zz\": x");
     // a long quoted text is no stack overflow
     String longLine = "parse \"postgres://openfga:" + "x".repeat(5000) + "\": invalid port";
     assertThat(FailureLog.redact(longLine, List.of()))

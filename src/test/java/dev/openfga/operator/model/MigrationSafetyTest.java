@@ -451,6 +451,10 @@ class MigrationSafetyTest {
           "postgres://u:?abc@db:5432/fga                     | postgres://db:5432/fga",
           "postgres://a:5432,b:5432/fga?user=sa@proj.iam     | postgres://a:5432,b:5432/fga",
           "postgres://[::1]:5432/fga?user=sa@proj.iam        | postgres://[::1]:5432/fga",
+          "postgres://u:P@ss:w0rd#1@host:5432/db             | postgres://host:5432/db",
+          "postgres://u:ab@cd#ef@host:5432/db                | postgres://host:5432/db",
+          "postgres://u:pa/ss@host:5432/db?user=sa@proj.iam  | postgres://host:5432/db",
+          "postgres://openfga@srv:Pa/ss@srv.example:5432/fga | postgres://srv.example:5432/fga",
         })
     void dropsCredentialsAndTheQuery(String uri, String kept) {
       assertThat(Database.withoutCredentials(uri)).isEqualTo(kept);
