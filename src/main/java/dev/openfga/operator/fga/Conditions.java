@@ -147,7 +147,9 @@ final class Conditions {
               .filter(c -> "Ready".equals(c.getType()))
               .map(Condition::getLastTransitionTime)
               .filter(Objects::nonNull)
-              .map(t -> t.length() > 16 ? t.substring(0, 16) : t)
+              .map(Timestamps::parse)
+              .flatMap(java.util.Optional::stream)
+              .map(t -> t.truncatedTo(java.time.temporal.ChronoUnit.MINUTES).toString())
               .findFirst()
               .orElse("");
       log.atWarn()

@@ -397,7 +397,7 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
       } catch (KubernetesClientException e) {
         if (e.getCode() == 409 && attempt < PUBLISH_ATTEMPTS) {
           // the ConfigMap or a Deployment changed (or the ConfigMap was created) since it was
-          // read: publish reads them again
+          // read: publish reads and lists them again, and skips what already has the id
           continue;
         }
         return Optional.of(unpublished(model, status, e));
@@ -506,48 +506,10 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
   /**
    * Sets the pod-template annotation {@value #MODEL_ID} of {@code d} to {@code modelId} unless it
    * has it, by a patch guarded by its resourceVersion; one changed since it was listed (its
-   * controller writes its status all the time) is read again and patched again, {@link
-   * #PUBLISH_ATTEMPTS} times in all; then the conflict is thrown.
+   * controller writes its status all the time) throws the conflict, and {@link #publishOrWhyNot}
+   * publishes again from a new list.
    */
-  private void publishTo(Deployment listed, FGAModel model, String modelId) {
-    Deployment d = listed;
-    for (int attempt = 1; d != null; attempt++) {
-      try {
-        publishOnce(d, model, modelId);
-        return;
-      } catch (KubernetesClientException e) {
-        if (e.getCode() != 409) {
-          throw e;
-        }
-        if (attempt >= PUBLISH_ATTEMPTS) {
-          throw e; // a PublishFailed, looked at again after 10 s
-        }
-        d = relisted(d, model);
-      }
-    }
-  }
-
-  /**
-   * {@code d} as it is now, if it still carries the model's label: listed (by that label and its
-   * name), as the publication lists them — the chart grants Deployments list, not get.
-   */
-  private Deployment relisted(Deployment d, FGAModel model) {
-    String name = d.getMetadata().getName();
-    return client
-        .apps()
-        .deployments()
-        .inNamespace(d.getMetadata().getNamespace())
-        .withLabel(MODEL, model.getMetadata().getName())
-        .withField("metadata.name", name)
-        .list(new ListOptionsBuilder().withLimit(PAGE).build())
-        .getItems()
-        .stream()
-        .filter(found -> name.equals(found.getMetadata().getName()))
-        .findFirst()
-        .orElse(null);
-  }
-
-  private void publishOnce(Deployment d, FGAModel model, String modelId) {
+  private void publishTo(Deployment d, FGAModel model, String modelId) {
     Map<String, String> pod =
         d.getSpec().getTemplate().getMetadata() == null
             ? null

@@ -86,13 +86,10 @@ public final class Database {
   /**
    * The URI without user, password and query: {@code postgres://u:p@db:5432/fga?x=y} and {@code
    * u:p@tcp(db:3306)/fga?x=y} keep {@code postgres://db:5432/fga} and {@code tcp(db:3306)/fga};
-   * keyword strings ({@code host=db password=p}) lose their user and password. A URI is read as
-   * Go's URL parser (pgx, OpenFGA) reads it: the user info ends at the last {@code @} before the
-   * path, query or fragment. A password with an unescaped {@code /}, {@code ?} or {@code #} (which
-   * OpenFGA cannot use either) cuts that authority short into a "host" with a port that is no
-   * number, or leaves an {@code @} in the path or fragment: then everything up to the last
-   * {@code @} goes, so that no part of the password is hashed. (A password of digits cut short by a
-   * {@code ?} still reads as a port.)
+   * keyword strings ({@code host=db password=p}) lose their user and password. A URI loses its user
+   * info as {@link #userInfoEnd} finds it, also when a password holds {@code @} or an unescaped
+   * {@code /}, {@code ?} or {@code #} (which OpenFGA cannot use either), so that no part of the
+   * password is hashed. (A password of digits cut short by a {@code ?} still reads as a port.)
    */
   static String withoutCredentials(String uri) {
     String value = uri.strip();

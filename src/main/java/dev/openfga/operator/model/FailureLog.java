@@ -28,6 +28,9 @@ public final class FailureLog {
   /** Lines kept before the first {@code Error:} line. */
   static final int CONTEXT_LINES = 3;
 
+  /** A URI's {@code scheme://}. */
+  private static final String SCHEME_TEXT = "[A-Za-z][A-Za-z0-9+.-]*://";
+
   /** What replaces a secret. */
   public static final String MASK = "***";
 
@@ -38,7 +41,7 @@ public final class FailureLog {
    * the line has another {@code @} after the URI; never less.
    */
   private static final Pattern USERINFO =
-      Pattern.compile("([A-Za-z][A-Za-z0-9+.-]*://)([^:/@\\s\"']*):([^\\n]*)@");
+      Pattern.compile("(" + SCHEME_TEXT + ")([^:/@\\s\"']*):([^\\n]*)@");
 
   /**
    * {@code scheme://host:} and what follows up to the next delimiter, when that is not a port: a
@@ -47,7 +50,7 @@ public final class FailureLog {
    * host}).
    */
   private static final Pattern HOST_PORT =
-      Pattern.compile("([A-Za-z][A-Za-z0-9+.-]*://[^:/@\\s\"'?#\\[\\]]*:)([^\\s\"'/?#@]*)");
+      Pattern.compile("(" + SCHEME_TEXT + "[^:/@\\s\"'?#\\[\\]]*:)([^\\s\"'/?#@]*)");
 
   /** A port, and more hosts with theirs ({@code 5432,b:5432}): nothing to mask. */
   private static final Pattern PORTS = Pattern.compile("\\d*(,[^,:\\[\\]]*(:\\d+)?)*");
@@ -60,7 +63,7 @@ public final class FailureLog {
   private static final Pattern GO_PARSED =
       Pattern.compile("(parse \")([^\"\\\\]*+(?:\\\\.[^\"\\\\]*+)*+)(\")");
 
-  private static final Pattern SCHEME = Pattern.compile("[A-Za-z][A-Za-z0-9+.-]*://");
+  private static final Pattern SCHEME = Pattern.compile(SCHEME_TEXT);
 
   /**
    * The parts of the URI Go's URL parser quotes in its errors ({@code invalid port ":Xk9" after

@@ -399,8 +399,7 @@ public final class Planner {
             failedEvent(
                 job,
                 s.retryAfter().filter(t -> t.isAfter(o.now())).orElse(o.now()),
-                Optional.ofNullable(MigrationJob.annotation(job, Keys.FAILURE_EVIDENCE))
-                    .or(() -> o.failureEvidence())));
+                evidence(job, o)));
       }
       return new Plan(State.MIGRATING, "waiting for Job deletion", steps, after(Timing.SHORT));
     }
@@ -607,7 +606,7 @@ public final class Planner {
     // What the failed pod left behind: recorded on the Job once, read from the pod before that.
     Optional<String> recordedEvidence =
         Optional.ofNullable(MigrationJob.annotation(job, Keys.FAILURE_EVIDENCE));
-    Optional<String> evidence = recordedEvidence.or(() -> o.failureEvidence());
+    Optional<String> evidence = evidence(job, o);
     FailedCondition.failed(d, failedVersion, evidence, now)
         .ifPresent(c -> steps.add(new SetConditions(c, Keys.CONDITION_TYPE + "=True")));
     // The Event comes right after the condition: the evidence first, then the bookkeeping.
@@ -681,6 +680,12 @@ public final class Planner {
     }
     steps.add(new DeleteJob("retained failed Job for " + failedVersion + " expired"));
     return new Plan(State.FAILED, summary, steps, after(Timing.SHORT));
+  }
+
+  /** What the failed pod left behind: recorded on the Job once, read from the pod before that. */
+  private static Optional<String> evidence(Job job, Observation o) {
+    return Optional.ofNullable(MigrationJob.annotation(job, Keys.FAILURE_EVIDENCE))
+        .or(() -> o.failureEvidence());
   }
 
   /** The Warning of a failed Job, once per Job (its uid). */
