@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.nio.charset.StandardCharsets;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
@@ -125,15 +126,31 @@ final class FailureEvidence {
           .append(e.getCode() > 0 ? "HTTP " + e.getCode() : "no answer")
           .append(").");
     }
+    List<String> secrets = secrets(pod.getSpec().getContainers());
+    if (log != null) {
+      log = wholeLines(log);
+    }
     if (log != null && !log.isBlank()) {
-      String excerpt = FailureLog.excerpt(log, lines);
+      // masked before it is cut: a URI cut short loses the '@' its mask looks for
+      String excerpt = FailureLog.redact(FailureLog.excerpt(log, lines), secrets);
       if (excerpt.length() > MAX_BYTES) {
         // the excerpt starts at the Error: line or just before it: keep its head
         excerpt = excerpt.substring(0, MAX_BYTES);
       }
       text.append(" Log:\n").append(excerpt);
     }
-    return FailureLog.redact(text.toString(), secrets(pod.getSpec().getContainers()));
+    return FailureLog.redact(text.toString(), secrets);
+  }
+
+  /**
+   * {@code log} without the line the kubelet cut at {@link #READ_BYTES}: a URI cut short loses the
+   * '@' its mask looks for, and the start of its password would read as a port.
+   */
+  static String wholeLines(String log) {
+    if (log.endsWith("\n") || log.getBytes(StandardCharsets.UTF_8).length < READ_BYTES) {
+      return log;
+    }
+    return log.substring(0, log.lastIndexOf('\n') + 1);
   }
 
   /** The literal datastore credentials given to these containers (copied from the Deployment). */

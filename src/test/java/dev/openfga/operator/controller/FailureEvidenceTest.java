@@ -4,10 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.openfga.operator.model.Keys;
 import dev.openfga.operator.testing.MockCluster;
+import io.fabric8.kubernetes.api.model.EnvVarBuilder;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -89,6 +91,45 @@ class FailureEvidenceTest {
   }
 
   @Test
+  void aUriFromASecretIsMaskedBeforeTheExcerptIsCut() {
+    // the password comes from a Secret: the operator knows no literal to mask, only the URI's shape
+    String cutShort = " postgres://openfga:918273";
+    String prefix = "Error: failed to connect:";
+    String head =
+        prefix + "x".repeat(FailureEvidence.MAX_BYTES - prefix.length() - cutShort.length());
+    String log = head + " postgres://openfga:918273645501xyz@db:5432/openfga\n";
+    assertThat(log.substring(0, FailureEvidence.MAX_BYTES)).as("the cut").endsWith(cutShort);
+    Job created = cluster.client().batch().v1().jobs().resource(jobFromSecret()).create();
+    cluster.jobs().fail(created, log);
+
+    String evidence = new FailureEvidence(cluster.operatorClient(), 20).read(readByTheOperator());
+
+    assertThat(evidence).contains("Error: failed to connect:xxx").doesNotContain("918273");
+  }
+
+  @Test
+  void theLineTheKubeletCutsIsNotCopied() {
+    String line = "level=info msg=applying migration step " + "y".repeat(260) + "\n";
+    String cutShort = "level=error msg=dial failed postgres://openfga:9182736";
+    // fewer lines than the tail asked for, more bytes than read: the cut falls in the password
+    int start = FailureEvidence.READ_BYTES - cutShort.length();
+    StringBuilder log = new StringBuilder();
+    while (log.length() + line.length() <= start) {
+      log.append(line);
+    }
+    log.append("p".repeat(start - log.length()));
+    log.append("level=error msg=dial failed postgres://openfga:918273645501xyz@db:5432/openfga\n");
+    assertThat(log.substring(0, FailureEvidence.READ_BYTES)).as("the cut").endsWith(cutShort);
+    assertThat(log.toString().lines().count()).isLessThan(FailureEvidence.READ_LINES);
+    Job created = cluster.client().batch().v1().jobs().resource(jobFromSecret()).create();
+    cluster.jobs().fail(created, log.toString());
+
+    String evidence = new FailureEvidence(cluster.operatorClient(), 5).read(readByTheOperator());
+
+    assertThat(evidence).contains("applying migration step").doesNotContain("9182736", "dial");
+  }
+
+  @Test
   void aRefusedPodsReasonIsMaskedWithTheJobsCredentialsReadAgain() {
     Job created = cluster.client().batch().v1().jobs().resource(job()).create();
     refused(created, "Error creating: admission webhook denied env " + URI);
@@ -157,6 +198,25 @@ class FailureEvidenceTest {
                 .endInvolvedObject()
                 .build())
         .create();
+  }
+
+  /** A migration Job whose container takes the datastore URI from a Secret. */
+  private static Job jobFromSecret() {
+    Job job = job();
+    job.getSpec()
+        .getTemplate()
+        .getSpec()
+        .getContainers()
+        .get(0)
+        .setEnv(
+            List.of(
+                new EnvVarBuilder()
+                    .withName("OPENFGA_DATASTORE_URI")
+                    .withNewValueFrom()
+                    .withNewSecretKeyRef("uri", "openfga-datastore", false)
+                    .endValueFrom()
+                    .build()));
+    return job;
   }
 
   /** A migration Job whose container is given the datastore URI with its password. */

@@ -121,7 +121,14 @@ public final class MockCluster implements AutoCloseable {
         if (tail.find()) {
           List<String> lines = List.of(text.split("\n"));
           int keep = Math.min(lines.size(), Integer.parseInt(tail.group(1)));
-          text = String.join("\n", lines.subList(lines.size() - keep, lines.size()));
+          text =
+              String.join("\n", lines.subList(lines.size() - keep, lines.size()))
+                  + (text.endsWith("\n") ? "\n" : "");
+        }
+        // the kubelet cuts the tail at limitBytes, wherever that falls (ASCII logs here)
+        Matcher limit = Pattern.compile("limitBytes=(\\d+)").matcher(path);
+        if (limit.find() && text.length() > Integer.parseInt(limit.group(1))) {
+          text = text.substring(0, Integer.parseInt(limit.group(1)));
         }
         return new MockResponse().setResponseCode(200).setBody(text);
       }
