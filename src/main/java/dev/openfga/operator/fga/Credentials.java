@@ -12,11 +12,13 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
@@ -39,6 +41,11 @@ import java.util.stream.Collectors;
  *
  * Values are held in memory only: never written to a status, an Event or a log line; messages name
  * the Secret and the key, never a value.
+ *
+ * <p>A Secret's credentials go only to the OpenFGA servers its annotation {@value #SERVERS} names
+ * (one URL, or several separated by commas; {@link #checkServer}): whoever may create an FGAStore
+ * in a namespace may name any Secret there, and must not be able to have the operator send its
+ * token to a server of their choosing.
  */
 public final class Credentials {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -48,6 +55,9 @@ public final class Credentials {
   static final String TOKEN_ISSUER = "apiTokenIssuer";
   static final String AUDIENCE = "apiAudience";
   static final String SCOPES = "scopes";
+
+  /** The Secret's annotation naming the OpenFGA servers its credentials may be sent to. */
+  public static final String SERVERS = "openfga.dev/openfga-url";
 
   /**
    * The credentials of each Secret, kept while its uid and resourceVersion stay the same (with them
@@ -82,7 +92,7 @@ public final class Credentials {
      * are: the kept ones when it has not changed since, else new ones from {@code data}.
      */
     public synchronized Credentials get(
-        String source, String uid, String resourceVersion, Map<String, String> data)
+        String source, String uid, String resourceVersion, String servers, Map<String, String> data)
         throws CredentialsException {
       Entry kept = bySecret.get(source);
       if (kept != null
@@ -94,7 +104,7 @@ public final class Credentials {
       }
       Credentials fresh;
       try {
-        fresh = fromSecretData(source, data);
+        fresh = fromSecretData(source, data).sentTo(servers);
       } catch (CredentialsException e) {
         bySecret.remove(source);
         throw e;
@@ -159,6 +169,10 @@ public final class Credentials {
   private final URI tokenEndpoint;
   private final String audience;
   private final String scopes;
+
+  /** The servers these may be sent to, as the Secret names them; null: any (no Secret). */
+  private Set<String> servers;
+
   private String accessToken;
   private Instant expires = Instant.MIN;
 
@@ -255,6 +269,50 @@ public final class Credentials {
       uri = uri.resolve("/oauth/token");
     }
     return uri;
+  }
+
+  /**
+   * These credentials, to be sent only to the servers {@code annotation} names ({@link #SERVERS}).
+   */
+  Credentials sentTo(String annotation) {
+    servers =
+        annotation == null
+            ? Set.of()
+            : Arrays.stream(annotation.split(","))
+                .map(Credentials::server)
+                .filter(u -> !u.isEmpty())
+                .collect(Collectors.toUnmodifiableSet());
+    return this;
+  }
+
+  /**
+   * Refuses to send these credentials to {@code url} unless their Secret names it in {@value
+   * #SERVERS}.
+   */
+  public void checkServer(String url) throws CredentialsException {
+    if (servers == null || servers.contains(server(url))) {
+      return;
+    }
+    throw new CredentialsException(
+        "Secret "
+            + source
+            + (servers.isEmpty() ? " has no annotation " : "'s annotation ")
+            + SERVERS
+            + (servers.isEmpty() ? "" : " does not name " + url)
+            + ": its credentials go only to the OpenFGA servers it names; annotate it with "
+            + SERVERS
+            + "="
+            + url
+            + " if they are meant for that server");
+  }
+
+  /** A server URL as compared: without spaces and a trailing '/'. */
+  private static String server(String url) {
+    String u = url.strip();
+    while (u.endsWith("/")) {
+      u = u.substring(0, u.length() - 1);
+    }
+    return u;
   }
 
   /** Which kind of credentials these are, for messages. */

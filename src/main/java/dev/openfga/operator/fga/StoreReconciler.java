@@ -219,6 +219,7 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
           throw e;
         }
         Credentials last = kept.get();
+        last.checkServer(ref.getUrl());
         deletingWith.put(uid, last);
         api = new FgaApi(http, URI.create(ref.getUrl()), bearer(last, http, clock));
       }
@@ -303,6 +304,7 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
       FGAStore.OpenFgaRef ref)
       throws Credentials.CredentialsException {
     Credentials credentials = credentials(client, cache, namespace, ref, clock.instant());
+    credentials.checkServer(ref.getUrl());
     return new FgaApi(http, URI.create(ref.getUrl()), bearer(credentials, http, clock));
   }
 
@@ -345,10 +347,12 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
       throw new Credentials.CredentialsException(
           "Secret " + namespace + "/" + name + " (openfgaRef.credentialsRef) does not exist", true);
     }
+    Map<String, String> annotations = secret.getMetadata().getAnnotations();
     return cache.get(
         namespace + "/" + name,
         secret.getMetadata().getUid(),
         secret.getMetadata().getResourceVersion(),
+        annotations == null ? null : annotations.get(Credentials.SERVERS),
         secret.getData());
   }
 

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.openfga.operator.controller.MigrationOperator;
+import dev.openfga.operator.fga.Credentials;
 import dev.openfga.operator.fga.FGAModel;
 import dev.openfga.operator.fga.FGAStore;
 import dev.openfga.operator.fga.ModelReconciler;
@@ -399,6 +400,7 @@ class ChartRbacTest {
             new SecretBuilder()
                 .withNewMetadata()
                 .withName("fga-key")
+                .addToAnnotations(Credentials.SERVERS, url)
                 .endMetadata()
                 .addToData("apiToken", "a2V5")
                 .build())

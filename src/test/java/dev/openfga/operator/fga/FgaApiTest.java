@@ -277,60 +277,65 @@ class FgaApiTest {
     Clock clock = Clock.fixed(Instant.parse("2026-01-01T00:00:00Z"), ZoneOffset.UTC);
 
     // two reconciles that read the same Secret: one token request
-    assertThat(cache.get("ns/creds", "uid-1", "10", data).bearer(http, clock)).contains("tok-1");
-    assertThat(cache.get("ns/creds", "uid-1", "10", data).bearer(http, clock)).contains("tok-1");
+    assertThat(cache.get("ns/creds", "uid-1", "10", null, data).bearer(http, clock))
+        .contains("tok-1");
+    assertThat(cache.get("ns/creds", "uid-1", "10", null, data).bearer(http, clock))
+        .contains("tok-1");
     assertThat(seen).hasSize(1);
 
     // the Secret changed (a new resourceVersion): its new data, a new token
     then(200, "{\"access_token\":\"tok-2\",\"expires_in\":3600}");
     Map<String, String> rotated = new java.util.HashMap<>(data);
     rotated.put("clientSecret", b64("rotated"));
-    assertThat(cache.get("ns/creds", "uid-1", "11", rotated).bearer(http, clock)).contains("tok-2");
+    assertThat(cache.get("ns/creds", "uid-1", "11", null, rotated).bearer(http, clock))
+        .contains("tok-2");
     assertThat(seen).hasSize(2);
     assertThat(seen.get(1).body()).contains("client_secret=rotated");
 
     // re-created under the same name (a new uid), even with an equal resourceVersion: new ones
     then(200, "{\"access_token\":\"tok-3\",\"expires_in\":3600}");
-    assertThat(cache.get("ns/creds", "uid-2", "11", data).bearer(http, clock)).contains("tok-3");
+    assertThat(cache.get("ns/creds", "uid-2", "11", null, data).bearer(http, clock))
+        .contains("tok-3");
     assertThat(seen).hasSize(3);
 
     // another Secret is kept apart; a Secret without a resourceVersion is never kept
     Map<String, String> key = Map.of("apiToken", b64("key-1"));
-    assertThat(cache.get("ns/other", "uid-9", null, key))
-        .isNotSameAs(cache.get("ns/other", "uid-9", null, key));
-    assertThat(cache.get("ns/creds", "uid-2", "11", data).bearer(http, clock)).contains("tok-3");
+    assertThat(cache.get("ns/other", "uid-9", null, null, key))
+        .isNotSameAs(cache.get("ns/other", "uid-9", null, null, key));
+    assertThat(cache.get("ns/creds", "uid-2", "11", null, data).bearer(http, clock))
+        .contains("tok-3");
     assertThat(seen).hasSize(3);
 
     // an unusable Secret is refused by name, and what was kept of it is dropped
-    Credentials before = cache.get("ns/creds", "uid-2", "11", data);
-    assertThatThrownBy(() -> cache.get("ns/creds", "uid-2", "12", Map.of("token", b64("x"))))
+    Credentials before = cache.get("ns/creds", "uid-2", "11", null, data);
+    assertThatThrownBy(() -> cache.get("ns/creds", "uid-2", "12", null, Map.of("token", b64("x"))))
         .isInstanceOf(Credentials.CredentialsException.class)
         .hasMessageContaining("ns/creds");
-    assertThat(cache.get("ns/creds", "uid-2", "11", data)).isNotSameAs(before);
+    assertThat(cache.get("ns/creds", "uid-2", "11", null, data)).isNotSameAs(before);
   }
 
   @Test
   void theCacheDropsAGoneSecretAndKeepsAtMostItsLimit() throws Exception {
     Credentials.Cache cache = new Credentials.Cache();
     Map<String, String> key = Map.of("apiToken", b64("key-1"));
-    Credentials kept = cache.get("ns/creds", "uid-1", "10", key);
-    assertThat(cache.get("ns/creds", "uid-1", "10", key)).isSameAs(kept);
+    Credentials kept = cache.get("ns/creds", "uid-1", "10", null, key);
+    assertThat(cache.get("ns/creds", "uid-1", "10", null, key)).isSameAs(kept);
 
     java.time.Instant now = java.time.Instant.parse("2026-12-03T10:00:00Z");
     cache.gone("ns/creds", now);
     assertThat(cache.kept("ns/creds", now)).containsSame(kept);
-    Credentials again = cache.get("ns/creds", "uid-1", "10", key);
+    Credentials again = cache.get("ns/creds", "uid-1", "10", null, key);
     assertThat(again).isNotSameAs(kept);
 
     // the least recently used goes first once more Secrets than the limit were read
-    Credentials first = cache.get("ns/s0", "uid-0", "1", key);
+    Credentials first = cache.get("ns/s0", "uid-0", "1", null, key);
     for (int i = 1; i < Credentials.Cache.KEPT - 1; i++) {
-      cache.get("ns/s" + i, "uid-" + i, "1", key);
+      cache.get("ns/s" + i, "uid-" + i, "1", null, key);
     }
-    assertThat(cache.get("ns/creds", "uid-1", "10", key)).isSameAs(again);
-    cache.get("ns/one-more", "uid-x", "1", key);
-    assertThat(cache.get("ns/creds", "uid-1", "10", key)).isSameAs(again);
-    assertThat(cache.get("ns/s0", "uid-0", "1", key)).isNotSameAs(first);
+    assertThat(cache.get("ns/creds", "uid-1", "10", null, key)).isSameAs(again);
+    cache.get("ns/one-more", "uid-x", "1", null, key);
+    assertThat(cache.get("ns/creds", "uid-1", "10", null, key)).isSameAs(again);
+    assertThat(cache.get("ns/s0", "uid-0", "1", null, key)).isNotSameAs(first);
   }
 
   @Test

@@ -15,6 +15,8 @@ import org.junit.jupiter.api.Test;
 class StoreCredentialsTest {
   private static final java.time.Instant NOW = java.time.Instant.parse("2026-12-03T10:00:00Z");
 
+  private static final String URL = "http://openfga.fga:8080";
+
   private final MockCluster cluster = new MockCluster();
 
   @AfterEach
@@ -32,6 +34,7 @@ class StoreCredentialsTest {
                     .withNewMetadata()
                     .withName("creds")
                     .withNamespace(MockCluster.NS)
+                    .addToAnnotations(Credentials.SERVERS, URL)
                     .endMetadata()
                     .addToData(
                         "apiToken",
@@ -64,7 +67,73 @@ class StoreCredentialsTest {
                 MockCluster.NS + "/creds",
                 secret.getMetadata().getUid(),
                 secret.getMetadata().getResourceVersion(),
+                URL,
                 secret.getData()))
         .isNotSameAs(kept);
+  }
+
+  @Test
+  void aSecretsCredentialsAreSentOnlyToTheServersItsAnnotationNames() throws Exception {
+    java.net.http.HttpClient http = FgaApi.defaultHttpClient();
+    java.time.Clock clock = java.time.Clock.fixed(NOW, java.time.ZoneOffset.UTC);
+    Credentials.Cache cache = new Credentials.Cache();
+    FGAStore.OpenFgaRef ref = new FGAStore.OpenFgaRef();
+    ref.setCredentialsRef(new FGAStore.NameRef("creds"));
+    Secret secret =
+        new SecretBuilder()
+            .withNewMetadata()
+            .withName("creds")
+            .withNamespace(MockCluster.NS)
+            .endMetadata()
+            .addToData("apiToken", "a2V5")
+            .build();
+    cluster.client().resource(secret).create();
+
+    ref.setUrl(URL);
+    assertThatThrownBy(
+            () -> StoreReconciler.api(cluster.client(), http, cache, clock, MockCluster.NS, ref))
+        .isInstanceOf(Credentials.CredentialsException.class)
+        .hasMessage(
+            "Secret "
+                + MockCluster.NS
+                + "/creds has no annotation openfga.dev/openfga-url: its credentials go only to"
+                + " the OpenFGA servers it names; annotate it with openfga.dev/openfga-url="
+                + URL
+                + " if they are meant for that server");
+
+    cluster
+        .client()
+        .secrets()
+        .inNamespace(MockCluster.NS)
+        .withName("creds")
+        .edit(
+            s -> {
+              s.getMetadata()
+                  .setAnnotations(
+                      java.util.Map.of(Credentials.SERVERS, " http://other:8080, " + URL + "/ "));
+              return s;
+            });
+    // a server it names, written with or without a trailing '/'
+    assertThat(StoreReconciler.api(cluster.client(), http, cache, clock, MockCluster.NS, ref))
+        .isNotNull();
+    ref.setUrl(URL + "/");
+    assertThat(StoreReconciler.api(cluster.client(), http, cache, clock, MockCluster.NS, ref))
+        .isNotNull();
+    ref.setUrl("http://elsewhere:8080");
+    assertThatThrownBy(
+            () -> StoreReconciler.api(cluster.client(), http, cache, clock, MockCluster.NS, ref))
+        .hasMessageStartingWith(
+            "Secret "
+                + MockCluster.NS
+                + "/creds's annotation openfga.dev/openfga-url does not name"
+                + " http://elsewhere:8080: ");
+    // nor do the credentials kept for a deletion go anywhere else
+    assertThatThrownBy(
+            () ->
+                cache
+                    .kept(MockCluster.NS + "/creds", NOW)
+                    .get()
+                    .checkServer("http://elsewhere:8080"))
+        .isInstanceOf(Credentials.CredentialsException.class);
   }
 }

@@ -159,6 +159,7 @@ class StoreScenarioTest {
                 .withNewMetadata()
                 .withName("key")
                 .withNamespace(MockCluster.NS)
+                .addToAnnotations(Credentials.SERVERS, "http://127.0.0.1:" + openfga.port())
                 .endMetadata()
                 .addToData("apiToken", "a2V5") // key
                 .build())
@@ -178,6 +179,50 @@ class StoreScenarioTest {
         .untilAsserted(
             () -> assertThat(ready("app")).extracting(Condition::getStatus).isEqualTo("True"));
     assertThat(stores).hasSize(1);
+  }
+
+  @Test
+  void aSecretsCredentialsGoOnlyToTheServersItNames() throws java.io.IOException {
+    // whoever may create an FGAStore may name any Secret of its namespace
+    readyStoreWithSecret();
+    java.util.concurrent.atomic.AtomicInteger asked =
+        new java.util.concurrent.atomic.AtomicInteger();
+    com.sun.net.httpserver.HttpServer other =
+        com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+    other.createContext(
+        "/",
+        e -> {
+          asked.incrementAndGet();
+          e.sendResponseHeaders(500, -1);
+          e.close();
+        });
+    other.start();
+    String url = "http://127.0.0.1:" + other.getAddress().getPort();
+    try {
+      TestStores.create(
+          cluster,
+          "other",
+          "other-store",
+          url,
+          spec -> spec.getOpenfgaRef().setCredentialsRef(new FGAStore.NameRef("key")));
+      await()
+          .atMost(WAIT)
+          .untilAsserted(
+              () ->
+                  assertThat(ready("other"))
+                      .extracting(Condition::getReason)
+                      .isEqualTo(StorePlanner.CREDENTIALS_ERROR));
+      assertThat(ready("other").getMessage())
+          .contains(
+              "Secret "
+                  + MockCluster.NS
+                  + "/key's annotation openfga.dev/openfga-url does not name "
+                  + url);
+      assertThat(asked).hasValue(0);
+      assertThat(ready("app")).extracting(Condition::getStatus).isEqualTo("True");
+    } finally {
+      other.stop(0);
+    }
   }
 
   @Test

@@ -3,6 +3,7 @@ package dev.openfga.operator.realcluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.openfga.operator.fga.Credentials;
 import dev.openfga.operator.fga.FGAStore;
 import dev.openfga.operator.fga.FgaApi;
 import io.fabric8.kubernetes.api.model.Condition;
@@ -294,6 +295,7 @@ class StoreIT {
                   .withNewMetadata()
                   .withName(secret.getKey())
                   .withNamespace(cluster.namespace())
+                  .addToAnnotations(Credentials.SERVERS, pskUrl)
                   .endMetadata()
                   .withStringData(Map.of("apiToken", secret.getValue()))
                   .build())
@@ -307,6 +309,12 @@ class StoreIT {
     assertThat(bad.getMessage()).contains("HTTP 401").doesNotContain("not-the-key");
     Condition none = awaitReason("psk-none", "CredentialsError");
     assertThat(none.getMessage()).contains("no-such-secret").contains("does not exist");
+    // the key is for the server its Secret names, not for another an FGAStore names
+    apply("psk-elsewhere", "it-psk-elsewhere", null, null, url, "good-key", null);
+    Condition elsewhere = awaitReason("psk-elsewhere", "CredentialsError");
+    assertThat(elsewhere.getMessage())
+        .contains("good-key's annotation " + Credentials.SERVERS + " does not name " + url);
+    assertThat(fga.listStores()).noneMatch(st -> st.name().equals("it-psk-elsewhere"));
 
     FgaApi withKey =
         new FgaApi(FgaApi.defaultHttpClient(), URI.create(pskUrl), () -> Optional.of(KEY));
@@ -334,6 +342,7 @@ class StoreIT {
                   .withNewMetadata()
                   .withName("oidc-client")
                   .withNamespace(cluster.namespace())
+                  .addToAnnotations(Credentials.SERVERS, oidcUrl)
                   .endMetadata()
                   .withStringData(
                       Map.of(
@@ -536,6 +545,7 @@ class StoreIT {
                 .withNewMetadata()
                 .withName(name)
                 .withNamespace(cluster.namespace())
+                .addToAnnotations(Credentials.SERVERS, url)
                 .endMetadata()
                 .withStringData(Map.of("apiToken", "unused"))
                 .build())

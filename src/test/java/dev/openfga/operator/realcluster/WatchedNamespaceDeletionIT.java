@@ -3,6 +3,7 @@ package dev.openfga.operator.realcluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.openfga.operator.fga.Credentials;
 import dev.openfga.operator.fga.FGAStore;
 import dev.openfga.operator.fga.FgaApi;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
@@ -49,6 +50,7 @@ class WatchedNamespaceDeletionIT {
                 .withNewMetadata()
                 .withName("openfga-key")
                 .withNamespace(team)
+                .addToAnnotations(Credentials.SERVERS, url)
                 .endMetadata()
                 .addToStringData("apiToken", "unused-key")
                 .build())
