@@ -623,6 +623,11 @@ public final class Planner {
     Instant retryAfter =
         recordedRetry.orElseGet(
             () -> Timing.retryAfter(s.retryAfter(), failedAt, policy.retryCooldown()));
+    // max(existing future value, ...): a later deadline set on the Deployment after the Job
+    // recorded its own (a person holding the retries) wins
+    if (s.retryAfter().isPresent() && s.retryAfter().get().isAfter(retryAfter)) {
+      retryAfter = s.retryAfter().get();
+    }
     boolean finished = MigrationJob.hasCondition(job, "Failed");
     Optional<Instant> finishedAt =
         finished ? Timing.finishedAt(job).or(() -> Optional.of(now)) : Optional.empty();

@@ -1695,6 +1695,28 @@ class PlannerTest {
     }
 
     @Test
+    void aLaterDeadlineSetOnTheDeploymentAfterTheJobRecordedItsOwnWins() {
+      // rule 10: retry-after = max(existing future value, now + cooldown); a person holds the
+      // retries for a day (database maintenance) after the failed Job recorded its deadline
+      Deployment held =
+          Fixtures.deployment().replicas(0).retryAfter(NOW.plusSeconds(86400)).build();
+      Job failed =
+          Fixtures.job(held, "v1.14.0")
+              .failed(NOW.minusSeconds(30))
+              .retention(NOW.plusSeconds(30), NOW.plusSeconds(270))
+              .ttl(570)
+              .build();
+
+      Plan plan = planner.plan(observe(held, null, failed, NOW));
+
+      assertThat(kinds(plan)).doesNotContain(SetRetryAfter.class);
+      assertThat(only(plan, PatchJob.class).annotations())
+          .containsEntry(Keys.RETRY_AFTER, "2026-01-02T00:00:00Z")
+          .containsEntry(Keys.RETAIN_UNTIL, "2026-01-02T00:00:00Z");
+      assertThat(plan.next()).isEqualTo(after(86400));
+    }
+
+    @Test
     void setsTheFailedConditionBeforeDeletingAnExpiredFailedJob() {
       // The retention expired, but the condition is not (or no longer) True.
       Deployment noCondition = Fixtures.deployment().replicas(0).build();
