@@ -468,8 +468,10 @@ class ChartRenderTest {
         .contains("kubectl -n openfga-system get deployment openfga-operator")
         .contains("kubectl -n openfga-system logs -l app.kubernetes.io/name=openfga-operator")
         .contains(
-            "kubectl -n openfga get configmaps -l app.kubernetes.io/managed-by=openfga-operator")
-        .contains("kubectl -n openfga get jobs -l app.kubernetes.io/managed-by=openfga-operator")
+            "kubectl get configmaps -n openfga -l app.kubernetes.io/managed-by=openfga-operator")
+        .contains("kubectl get jobs -n openfga -l app.kubernetes.io/managed-by=openfga-operator")
+        .contains("datastore.applyMigrations=false")
+        .contains("annotations.\"openfga\\.dev/migration-enabled\"=\"true\"")
         .contains("MigrationFailed")
         .contains("<name>-migration-status")
         .contains("the later of the cooldown (60s) and the")
@@ -486,7 +488,31 @@ class ChartRenderTest {
 
     assertThat(notes)
         .contains("every namespace")
-        .contains("kubectl -A get configmaps -l app.kubernetes.io/managed-by=openfga-operator");
+        .contains("kubectl get configmaps -A -l app.kubernetes.io/managed-by=openfga-operator");
+    // kubectl takes -A only after the verb ("flags cannot be placed before plugin name: -A")
+    assertThat(notes.lines().filter(l -> l.strip().startsWith("kubectl -A"))).isEmpty();
+  }
+
+  /**
+   * A RoleBinding's roleRef cannot change: an upgrade from one watched namespace (a Role) to
+   * several (a ClusterRole) must not render a binding of the same name with another roleRef.
+   */
+  @Test
+  void noRoleBindingChangesItsRoleRefBetweenOneWatchedNamespaceAndSeveral() {
+    var one = chart().values("watchNamespace: openfga\n").render();
+    var several = chart().values("watchNamespace: openfga\nwatchNamespaces: [apps]\n").render();
+
+    for (var a : one.all(io.fabric8.kubernetes.api.model.rbac.RoleBinding.class)) {
+      for (var b : several.all(io.fabric8.kubernetes.api.model.rbac.RoleBinding.class)) {
+        if (a.getMetadata().getName().equals(b.getMetadata().getName())
+            && a.getMetadata().getNamespace().equals(b.getMetadata().getNamespace())) {
+          assertThat(b.getRoleRef()).as(b.getMetadata().getName()).isEqualTo(a.getRoleRef());
+        }
+      }
+    }
+    assertThat(several.all(io.fabric8.kubernetes.api.model.rbac.RoleBinding.class))
+        .extracting(r -> r.getMetadata().getNamespace())
+        .contains("openfga", "apps");
   }
 
   /**

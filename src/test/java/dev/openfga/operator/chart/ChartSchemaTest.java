@@ -57,6 +57,9 @@ class ChartSchemaTest {
           migrationJob: {ttlSecondsAfterFinished: 1.5}       | migrationJob.ttlSecondsAfterFinished: Invalid type. Expected: integer, given: number
           migrationJob: {ttlSecondsAfterFinished: 2147483648} | migrationJob.ttlSecondsAfterFinished: Must be less than or equal to
           retryCooldown: 1 minute                            | retryCooldown: Does not match pattern
+          retryCooldown: 500ms                               | retryCooldown: Does not match pattern
+          retryCooldown: 0s                                  | retryCooldown: Does not match pattern
+          retryCooldown: "0"                                 | retryCooldown: Does not match pattern
           retryCooldown: 60                                  | retryCooldown: Invalid type. Expected: string, given: integer
           failureLogLines: 1001                              | failureLogLines: Must be less than or equal to 1000
           failureLogLines: "20"                              | failureLogLines: Invalid type. Expected: integer, given: string
@@ -86,6 +89,7 @@ class ChartSchemaTest {
         "enabled: true",
         "retryCooldown: 1h30m",
         "retryCooldown: \"90\"",
+        "retryCooldown: 1m0s",
         "podDisruptionBudget: {enabled: true, minAvailable: \"50%\"}",
         "podDisruptionBudget: {enabled: true, minAvailable: null, maxUnavailable: 0}",
         "resources: {}",
