@@ -164,6 +164,15 @@ class CrdReferenceTest {
   }
 
   @Test
+  void aSecondReleaseUsesTheCrdsTheFirstInstalled() {
+    // Helm stamps a CRD as one release's: another release may not install it again
+    var second = chart().values("storesAndModels: {enabled: true, installCRDs: false}\n").render();
+
+    assertThat(second.all(CustomResourceDefinition.class)).isEmpty();
+    assertThat(second.args()).contains("--stores-and-models=true");
+  }
+
+  @Test
   void theReferenceDocumentsEveryFieldWithItsType() throws IOException {
     String doc = Files.readString(Path.of("docs/crd-reference.md"));
     for (String kind : new String[] {"fgastores.openfga.dev", "fgamodels.openfga.dev"}) {
