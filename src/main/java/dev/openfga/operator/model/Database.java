@@ -184,8 +184,12 @@ public final class Database {
                 .thenComparing(j -> j.getMetadata().getName()));
   }
 
+  private static boolean finished(Job job) {
+    return MigrationJob.isComplete(job) || MigrationJob.hasCondition(job, "Failed");
+  }
+
   private static boolean mayRun(Job job) {
-    boolean finished = MigrationJob.isComplete(job) || MigrationJob.hasCondition(job, "Failed");
+    boolean finished = finished(job);
     var status = job.getStatus();
     boolean podLeft =
         status != null
@@ -196,18 +200,20 @@ public final class Database {
 
   /**
    * A migration pod on one of these databases that may still run {@code openfga migrate}: neither
-   * {@code Succeeded} nor {@code Failed}, and not a pod of one of {@code jobs}, which {@link
-   * #busyWith} judges by their status; the oldest first. Its Job is gone, or not yet seen: deleted
+   * {@code Succeeded} nor {@code Failed}, and not a pod of an unfinished one of {@code jobs}, which
+   * {@link #busyWith} judges by their status (a finished Job's pod that has not stopped counts:
+   * before Kubernetes 1.29, or without its JobPodReplacementPolicy gate, a Job has no {@code
+   * terminating} count to tell it); the oldest first. Its Job is gone, or not yet seen: deleted
    * without waiting for its pods (kubectl's default background or orphan cascade, the garbage
    * collector after its Deployment), which the Jobs alone cannot tell.
    */
   public static Optional<Pod> busyPod(
       List<String> databases, Collection<Pod> pods, Collection<Job> jobs) {
-    java.util.Set<String> known = new java.util.HashSet<>();
-    jobs.forEach(j -> known.add(j.getMetadata().getUid()));
+    java.util.Set<String> unfinished = new java.util.HashSet<>();
+    jobs.stream().filter(j -> !finished(j)).forEach(j -> unfinished.add(j.getMetadata().getUid()));
     return pods.stream()
         .filter(p -> sharesOne(databases, p))
-        .filter(p -> !known.contains(controllerUid(p)))
+        .filter(p -> !unfinished.contains(controllerUid(p)))
         .filter(Database::mayRun)
         .min(
             Comparator.comparing((Pod p) -> String.valueOf(p.getMetadata().getCreationTimestamp()))

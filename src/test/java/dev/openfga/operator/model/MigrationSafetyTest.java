@@ -266,6 +266,25 @@ class MigrationSafetyTest {
     }
 
     @Test
+    void aFinishedJobsPodThatHasNotStoppedHoldsTheDatabase() {
+      // Failed at its deadline, no terminating count (before Kubernetes 1.29, or without the
+      // JobPodReplacementPolicy gate): only the pod cache tells that the pod still ends
+      Deployment a = named("a", "postgres://u:p@db:5432/fga");
+      Deployment b = named("b", "postgres://u:p@db:5432/fga");
+      Job failed = Fixtures.job(a, "v1.14.0").failed(NOW.minusSeconds(1)).build();
+      failed.getStatus().setActive(0);
+      failed.getStatus().setTerminating(null);
+      Pod ending = Fixtures.migrationPod(failed, "Running");
+
+      Plan plan =
+          planner.plan(
+              observe(b).withDatabaseJobs(List.of(failed)).withDatabasePods(List.of(ending)));
+
+      assertThat(plan.state()).isEqualTo(State.WAITING);
+      assertThat(plan.summary()).contains(ending.getMetadata().getName());
+    }
+
+    @Test
     void anotherNamespacesDeploymentIsNotNamedInTheEvent() {
       Deployment a = inNamespace("a", "team-a");
       Deployment b = inNamespace("b", "team-b");
