@@ -2,6 +2,7 @@ package dev.openfga.operator.status;
 
 import dev.openfga.operator.model.DeploymentSettings;
 import dev.openfga.operator.model.EventReason;
+import dev.openfga.operator.model.FailureLog;
 import dev.openfga.operator.model.ImageVersion;
 import dev.openfga.operator.model.MigrationJob;
 import dev.openfga.operator.model.Observation;
@@ -79,6 +80,17 @@ public final class StatusView {
         .toList();
   }
 
+  /** The literal datastore credentials of the Deployment's containers. */
+  private static List<String> literalSecrets(Deployment d) {
+    var pod =
+        d.getSpec() == null || d.getSpec().getTemplate() == null
+            ? null
+            : d.getSpec().getTemplate().getSpec();
+    return pod == null || pod.getContainers() == null
+        ? List.of()
+        : pod.getContainers().stream().flatMap(c -> FailureLog.literalSecrets(c).stream()).toList();
+  }
+
   /** The row of one Deployment, or empty when the operator ignores it (not opted in). */
   public static Optional<StatusRow> row(Observed o, Instant now) {
     Instant second = now.truncatedTo(ChronoUnit.SECONDS);
@@ -89,7 +101,10 @@ public final class StatusView {
                 .withPodCreateFailure(
                     o.job()
                         .filter(MigrationJob::hasNoPod)
-                        .flatMap(j -> MigrationJob.podCreateFailure(j, o.events())))
+                        .flatMap(j -> MigrationJob.podCreateFailure(j, o.events()))
+                        // masked as the operator masks it: the Job's literal credentials are
+                        // copies of the Deployment's
+                        .map(m -> FailureLog.redact(m, literalSecrets(d))))
                 .withDatabaseJobs(o.jobs())
                 .withDatabasePods(o.pods()));
     if (plan.state() == Plan.State.IGNORED) {

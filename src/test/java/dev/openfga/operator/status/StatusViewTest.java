@@ -149,6 +149,41 @@ class StatusViewTest {
   }
 
   @Test
+  void aRefusedPodsReasonIsMaskedAsTheOperatorMasksIt() {
+    Deployment d =
+        Fixtures.deployment()
+            .envVar("OPENFGA_DATASTORE_URI", "postgres://openfga@db:5432/openfga")
+            .envVar("OPENFGA_DATASTORE_PASSWORD", "Lit3ralPw")
+            .build();
+    Job refused = Fixtures.job(d, NEW).build();
+    Event failedCreate =
+        new EventBuilder()
+            .withNewMetadata()
+            .withName("openfga-migrate.1")
+            .withNamespace(Fixtures.NAMESPACE)
+            .endMetadata()
+            .withNewInvolvedObject()
+            .withKind("Job")
+            .withName(refused.getMetadata().getName())
+            .withNamespace(Fixtures.NAMESPACE)
+            .withUid(refused.getMetadata().getUid())
+            .endInvolvedObject()
+            .withReason("FailedCreate")
+            .withType("Warning")
+            .withMessage(
+                "Error creating: admission webhook denied env postgres://u:S3cretPw@db/x and"
+                    + " OPENFGA_DATASTORE_PASSWORD=Lit3ralPw")
+            .build();
+
+    StatusRow row = row(d, null, refused, List.of(failedCreate));
+
+    assertThat(row.state()).isEqualTo(State.BLOCKED);
+    assertThat(row.summary())
+        .contains("admission webhook denied")
+        .doesNotContain("S3cretPw", "Lit3ralPw");
+  }
+
+  @Test
   void failedRetriesWhenTheJobIsNoLongerKept() {
     Deployment d =
         Fixtures.deployment().failedCondition(NEW).retryAfter(NOW.plusSeconds(42)).build();
