@@ -54,6 +54,11 @@ public final class MigrationOperator implements AutoCloseable {
         }
       };
 
+  /**
+   * How long a stop waits for the reconciles under way; within the pod's default 30 s grace period.
+   */
+  static final Duration STOP_WAIT = Duration.ofSeconds(10);
+
   /** Deployments per page of the informer's list (docs/performance.md). */
   static final long LIST_PAGE_SIZE = 100;
 
@@ -153,7 +158,11 @@ public final class MigrationOperator implements AutoCloseable {
                   // copies, writes build their own patches), as with the Jobs and ConfigMaps.
                   .withResourceCloner(NO_COPY)
                   .withStopOnInformerErrorDuringStartup(true)
-                  .withCacheSyncTimeout(Duration.ofMinutes(2));
+                  .withCacheSyncTimeout(Duration.ofMinutes(2))
+                  // a stop (a rolling update: then the Lease is handed back) waits for the
+                  // reconciles under way: the next leader must not plan while a Job create of
+                  // this one is still on its way (JOSDK's default waits for nothing)
+                  .withReconciliationTerminationTimeout(STOP_WAIT);
               if (registry != null) {
                 o.withMetrics(MicrometerMetrics.withoutPerResourceMetrics(registry));
               }

@@ -471,21 +471,62 @@ class MigrationScenarioTest {
     assertThat(cluster.jobs().created()).hasSize(1);
   }
 
+  /** The test configuration with leader election. */
+  private static dev.openfga.operator.config.OperatorConfig elected() {
+    var config = MockCluster.config(Duration.ofSeconds(2), 1);
+    return new dev.openfga.operator.config.OperatorConfig(
+        config.watchNamespaces(),
+        true,
+        config.leaseNamespace(),
+        config.metricsAddress(),
+        config.healthAddress(),
+        config.backoffLimit(),
+        config.activeDeadlineSeconds(),
+        config.ttlSecondsAfterFinished(),
+        config.retryCooldown());
+  }
+
+  @Test
+  void aStoppingLeaderFinishesItsReconcileBeforeItHandsTheLeaseBack() {
+    // a rolling update of the operator: the next leader must not plan while this one's Job
+    // create is still on its way (it would not see the Job, nor remember it)
+    cluster.jobs().script(j -> Script.RUN);
+    cluster.delayAnswers("POST", p -> p.contains("/jobs"), Duration.ofSeconds(2));
+    MigrationOperator a = cluster.startOperator(elected(), "operator-a");
+    cluster.create(openfga().version("v1.9.0").build());
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                cluster.requests().stream()
+                    .anyMatch(r -> r.method().equals("POST") && r.path().contains("/jobs")));
+    long stopping = System.nanoTime();
+
+    a.close();
+
+    List<MockCluster.ApiRequest> after =
+        cluster.requests().stream().filter(r -> r.receivedNanos() >= stopping).toList();
+    int event = -1;
+    int release = -1;
+    for (int i = 0; i < after.size(); i++) {
+      MockCluster.ApiRequest r = after.get(i);
+      if (event < 0 && r.method().equals("POST") && r.path().contains("/events")) {
+        event = i;
+      }
+      if (!r.method().equals("GET") && r.path().contains("/leases/")) {
+        release = i;
+      }
+    }
+    assertThat(event)
+        .as("the reconcile's MigrationStarted Event, after the Job's answer")
+        .isNotNegative();
+    assertThat(release).as("the Lease handed back after it").isGreaterThan(event);
+  }
+
   @Test
   void withLeaderElectionOnlyOneOfTwoInstancesActs() {
     cluster.jobs().script(j -> Script.SUCCEED);
-    var config = MockCluster.config(Duration.ofSeconds(2), 1);
-    var elected =
-        new dev.openfga.operator.config.OperatorConfig(
-            config.watchNamespaces(),
-            true,
-            config.leaseNamespace(),
-            config.metricsAddress(),
-            config.healthAddress(),
-            config.backoffLimit(),
-            config.activeDeadlineSeconds(),
-            config.ttlSecondsAfterFinished(),
-            config.retryCooldown());
+    var elected = elected();
     MigrationOperator a = cluster.startOperator(elected, "operator-a");
     MigrationOperator b = cluster.startOperator(elected, "operator-b");
     cluster.create(openfga().version("v1.9.0").build());
