@@ -135,8 +135,11 @@ public final class ModelTests {
    * and nothing else is; the same FGAModel's tests never run twice at once.
    */
   public static String scratchName(String modelUid) {
-    return "fgamodel-test-" + modelUid;
+    return SCRATCH_PREFIX + modelUid;
   }
+
+  /** What every scratch store's name starts with; no FGAStore may name a store so. */
+  public static final String SCRATCH_PREFIX = "fgamodel-test-";
 
   /**
    * Runs the tests against {@code model}, each in a scratch store named {@code scratchName};

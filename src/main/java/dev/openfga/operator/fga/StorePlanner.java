@@ -165,6 +165,15 @@ public final class StorePlanner {
     if (spec.getName() == null || spec.getName().isBlank()) {
       return Optional.of("spec.name must name the store");
     }
+    if (spec.getName().startsWith(ModelTests.SCRATCH_PREFIX)) {
+      // the FGAModel tests delete every store of their scratch name
+      return Optional.of(
+          "spec.name "
+              + spec.getName()
+              + " starts with "
+              + ModelTests.SCRATCH_PREFIX
+              + ", which names the FGAModel tests' scratch stores; choose another name");
+    }
     if (spec.getOpenfgaRef() == null || spec.getOpenfgaRef().getUrl() == null) {
       return Optional.of("spec.openfgaRef.url must be the OpenFGA HTTP API's URL");
     }

@@ -148,6 +148,11 @@ class StorePlannerTest {
   void aSpecWithoutNameOrUsableUrlIsInvalid() {
     assertThat(StorePlanner.invalid(spec("app", null, null))).isEmpty();
     assertThat(StorePlanner.invalid(spec(" ", null, null))).get().asString().contains("spec.name");
+    // the FGAModel tests delete every store of their scratch names
+    assertThat(StorePlanner.invalid(spec(ModelTests.scratchName("0b1c"), null, null)))
+        .get()
+        .asString()
+        .contains("scratch stores");
     FGAStore.Spec noUrl = spec("app", null, null);
     noUrl.getOpenfgaRef().setUrl(null);
     assertThat(StorePlanner.invalid(noUrl)).get().asString().contains("openfgaRef.url");
