@@ -97,7 +97,10 @@ public final class MigrationJob {
                     : new SecurityContextBuilder(container.getSecurityContext()).build())
             .build();
     // database proxies as native sidecars: started before migrate, stopped after it, so the Job
-    // completes when migrate exits
+    // completes when migrate exits. Without their readiness probe: the pod's Ready (the Job's
+    // ready count) tells a running migration, which is never interrupted, from one not started,
+    // and a proxy not ready while migrate runs would make it look not started (migrate waits for
+    // the startup probe, which is kept).
     List<Container> initContainers =
         sidecars.stream()
             .map(
@@ -105,6 +108,7 @@ public final class MigrationJob {
                     new ContainerBuilder(c)
                         .withResources(copy(c.getResources()))
                         .withRestartPolicy("Always")
+                        .withReadinessProbe(null)
                         .build())
             .toList();
 

@@ -508,6 +508,17 @@ class MigrationSafetyTest {
             .withArgs("--port=5432", "project:region:instance")
             .withVolumeMounts(
                 new VolumeMountBuilder().withName("sa-key").withMountPath("/secrets").build())
+            .withNewStartupProbe()
+            .withNewTcpSocket()
+            .withNewPort(5432)
+            .endTcpSocket()
+            .endStartupProbe()
+            .withNewReadinessProbe()
+            .withNewHttpGet()
+            .withPath("/readiness")
+            .withNewPort(9090)
+            .endHttpGet()
+            .endReadinessProbe()
             .build();
 
     private Deployment withProxy(String annotation) {
@@ -551,6 +562,11 @@ class MigrationSafetyTest {
                 assertThat(c.getRestartPolicy()).isEqualTo("Always");
                 assertThat(c.getArgs()).containsExactly("--port=5432", "project:region:instance");
                 assertThat(c.getImage()).isEqualTo(proxy.getImage());
+                // migrate starts once the proxy has started; the proxy's readiness would only
+                // hold the pod's Ready, by which a running migration is told from one that is
+                // not (and never interrupted)
+                assertThat(c.getStartupProbe()).isEqualTo(proxy.getStartupProbe());
+                assertThat(c.getReadinessProbe()).isNull();
               });
       assertThat(pod(job).getVolumes()).extracting(v -> v.getName()).containsExactly("sa-key");
       assertThat(pod(job).getContainers()).singleElement();
