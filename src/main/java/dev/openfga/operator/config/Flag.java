@@ -30,8 +30,14 @@ public enum Flag {
       "--leader-elect",
       "true|false",
       "false",
-      "Use leader election (Lease openfga-operator-leader in the operator's own namespace) so that"
+      "Use leader election (a Lease in the operator's own namespace, --leader-election-id) so that"
           + " only one replica acts."),
+  LEADER_ELECTION_ID(
+      "--leader-election-id",
+      "NAME",
+      "openfga-operator-leader",
+      "Name of the leader-election Lease. Operators that share a namespace (two releases, each"
+          + " watching other namespaces) need one each, or only one of them ever acts."),
   METRICS_BIND_ADDRESS(
       "--metrics-bind-address",
       "[HOST]:PORT",

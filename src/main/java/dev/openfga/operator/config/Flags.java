@@ -42,6 +42,9 @@ public final class Flags {
 
   private static final Pattern NAMESPACE = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
 
+  private static final Pattern LEASE_NAME =
+      Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+
   private Flags() {}
 
   /** The root command's description in {@code --help}. */
@@ -196,6 +199,7 @@ public final class Flags {
                 + " needs the operator's own namespace for its Lease: "
                 + ownNamespaceProblem);
       }
+      String leaseName = leaseName();
       Optional<String> metricsAddress = address(Flag.METRICS_BIND_ADDRESS);
       Optional<String> healthAddress = address(Flag.HEALTH_PROBE_BIND_ADDRESS);
       long backoffLimit = integer(Flag.BACKOFF_LIMIT, 0, Integer.MAX_VALUE);
@@ -221,8 +225,24 @@ public final class Flags {
               retryCooldown,
               Math.toIntExact(failureLogLines),
               dryRun,
-              storesAndModels);
+              storesAndModels,
+              leaseName);
       return new StartupConfig(operator, new LoggingConfig(logFormat, logLevel));
+    }
+
+    /** The Lease's name: a DNS subdomain, as the API server wants it. */
+    private String leaseName() {
+      Optional<Given> given = given(Flag.LEADER_ELECTION_ID);
+      if (given.isEmpty()) {
+        return Flag.LEADER_ELECTION_ID.defaultValue();
+      }
+      String name = given.get().text();
+      if (name.length() > 253 || !LEASE_NAME.matcher(name).matches()) {
+        invalid(
+            given.get(),
+            "must be a DNS subdomain: lowercase letters, digits, '-' and '.', at most 253");
+      }
+      return name;
     }
 
     /** The command-line value, else a non-blank environment value, else nothing. */

@@ -1,5 +1,6 @@
 package dev.openfga.operator.config;
 
+import dev.openfga.operator.model.Keys;
 import dev.openfga.operator.model.Policy;
 import java.time.Duration;
 import java.util.Optional;
@@ -15,6 +16,7 @@ import java.util.Set;
  * @param failureLogLines lines of a failed migration pod's log kept as evidence; 0: none read
  * @param dryRun decide and log, write nothing
  * @param storesAndModels run the FGAStore controller too (its CRD must be installed)
+ * @param leaseName the leader-election Lease's name
  */
 public record OperatorConfig(
     Set<String> watchNamespaces,
@@ -28,12 +30,43 @@ public record OperatorConfig(
     Duration retryCooldown,
     int failureLogLines,
     boolean dryRun,
-    boolean storesAndModels) {
+    boolean storesAndModels,
+    String leaseName) {
 
   public static final int DEFAULT_FAILURE_LOG_LINES = 20;
 
   public OperatorConfig {
     watchNamespaces = Set.copyOf(watchNamespaces);
+  }
+
+  /** With the default Lease name. */
+  public OperatorConfig(
+      Set<String> watchNamespaces,
+      boolean leaderElect,
+      Optional<String> leaseNamespace,
+      Optional<String> metricsAddress,
+      Optional<String> healthAddress,
+      int backoffLimit,
+      long activeDeadlineSeconds,
+      int ttlSecondsAfterFinished,
+      Duration retryCooldown,
+      int failureLogLines,
+      boolean dryRun,
+      boolean storesAndModels) {
+    this(
+        watchNamespaces,
+        leaderElect,
+        leaseNamespace,
+        metricsAddress,
+        healthAddress,
+        backoffLimit,
+        activeDeadlineSeconds,
+        ttlSecondsAfterFinished,
+        retryCooldown,
+        failureLogLines,
+        dryRun,
+        storesAndModels,
+        Keys.LEADER_LEASE);
   }
 
   /** Without the FGAStore controller. */

@@ -1,6 +1,5 @@
 package dev.openfga.operator.controller;
 
-import dev.openfga.operator.model.Keys;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -31,21 +30,32 @@ final class Leadership {
 
   private final KubernetesClient client;
   private final String namespace;
+  private final String name;
   private final String identity;
   private final boolean exitOnStopLeading;
   private final AtomicBoolean stopping = new AtomicBoolean();
   private final AtomicBoolean wasLeader = new AtomicBoolean();
 
   Leadership(
-      KubernetesClient client, String namespace, String identity, boolean exitOnStopLeading) {
+      KubernetesClient client,
+      String namespace,
+      String name,
+      String identity,
+      boolean exitOnStopLeading) {
     this.client = client;
     this.namespace = namespace;
+    this.name = name;
     this.identity = identity;
     this.exitOnStopLeading = exitOnStopLeading;
   }
 
   String namespace() {
     return namespace;
+  }
+
+  /** The Lease's name. */
+  String name() {
+    return name;
   }
 
   LeaderCallbacks callbacks() {
@@ -92,7 +102,7 @@ final class Leadership {
       } catch (KubernetesClientException e) {
         if (e.getCode() != 409 || attempt == 3) {
           LOG.atWarn()
-              .addKeyValue("lease", Keys.LEADER_LEASE)
+              .addKeyValue("lease", name)
               .addKeyValue("code", e.getCode())
               .log("Could not release the leader-election Lease; it expires by itself");
           return;
@@ -108,7 +118,7 @@ final class Leadership {
   }
 
   private void releaseOnce() {
-    Lease lease = client.leases().inNamespace(namespace).withName(Keys.LEADER_LEASE).get();
+    Lease lease = client.leases().inNamespace(namespace).withName(name).get();
     if (lease == null
         || lease.getSpec() == null
         || !identity.equals(lease.getSpec().getHolderIdentity())) {
@@ -120,6 +130,6 @@ final class Leadership {
     lease.getSpec().setRenewTime(now);
     lease.getSpec().setAcquireTime(now);
     client.leases().inNamespace(namespace).resource(lease).update();
-    LOG.atInfo().addKeyValue("lease", Keys.LEADER_LEASE).log("Released the leader-election Lease");
+    LOG.atInfo().addKeyValue("lease", name).log("Released the leader-election Lease");
   }
 }

@@ -141,6 +141,7 @@ public final class MigrationOperator implements AutoCloseable {
             ? new Leadership(
                 client,
                 config.leaseNamespace().orElseGet(client::getNamespace),
+                config.leaseName(),
                 identity,
                 exitOnStopLeading)
             : null;
@@ -172,7 +173,7 @@ public final class MigrationOperator implements AutoCloseable {
                 // only when the Lease is lost while running
                 o.withLeaderElectionConfiguration(
                     LeaderElectionConfigurationBuilder.aLeaderElectionConfiguration(
-                            Keys.LEADER_LEASE)
+                            leadership.name())
                         .withLeaseNamespace(leadership.namespace())
                         .withIdentity(identity)
                         .withExitOnStopLeading(false)

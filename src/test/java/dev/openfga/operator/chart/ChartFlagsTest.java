@@ -40,6 +40,7 @@ class ChartFlagsTest {
     assertThat(operator.watchNamespaces()).containsExactly("openfga-system");
     assertThat(operator.leaderElect()).isTrue();
     assertThat(operator.leaseNamespace()).contains("openfga-system");
+    assertThat(operator.leaseName()).isEqualTo("openfga-operator-leader");
     assertThat(operator.metricsAddress()).isEmpty();
     assertThat(operator.healthAddress()).isPresent();
     assertThat(operator.backoffLimit()).isEqualTo(3);
@@ -59,6 +60,7 @@ class ChartFlagsTest {
         .containsExactlyInAnyOrder("openfga", "openfga-staging", "openfga-prod");
     assertThat(operator.leaderElect()).isTrue();
     assertThat(operator.leaseNamespace()).isEqualTo(Optional.of("fga-system"));
+    assertThat(operator.leaseName()).isEqualTo("fga-team-a-leader");
     assertThat(operator.metricsAddress()).isPresent();
     assertThat(operator.metricsAddress().get()).endsWith(":8080");
     assertThat(operator.backoffLimit()).isZero();

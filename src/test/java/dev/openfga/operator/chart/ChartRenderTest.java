@@ -97,6 +97,7 @@ class ChartRenderTest {
     assertThat(container.getArgs())
         .containsExactly(
             "--leader-elect=true",
+            "--leader-election-id=openfga-operator-leader",
             "--dry-run=false",
             "--metrics-bind-address=0",
             "--health-probe-bind-address=:8081",
@@ -154,6 +155,7 @@ class ChartRenderTest {
             "--watch-namespace=openfga",
             "--watch-namespaces=openfga-staging,openfga-prod",
             "--leader-elect=true",
+            "--leader-election-id=fga-team-a-leader",
             "--dry-run=false",
             "--metrics-bind-address=:8080",
             "--health-probe-bind-address=:8081",

@@ -585,6 +585,34 @@ class FlagsTest {
     assertThat(config.watchNamespaces()).containsExactlyInAnyOrder("a", "b");
   }
 
+  @Test
+  void theLeaseIsNamedByFlagOrEnvironmentAndMustBeAValidName() throws Exception {
+    assertThat(Flags.parse(podIn("ops"), "--leader-elect").operator().leaseName())
+        .isEqualTo("openfga-operator-leader");
+    assertThat(
+            Flags.parse(podIn("ops"), "--leader-elect", "--leader-election-id=team-a.leader")
+                .operator()
+                .leaseName())
+        .isEqualTo("team-a.leader");
+    assertThat(
+            Flags.parse(
+                    Environment.of(
+                        Map.of(
+                            "POD_NAMESPACE",
+                            "ops",
+                            "OPENFGA_OPERATOR_LEADER_ELECTION_ID",
+                            "b-lead"),
+                        missingFile()),
+                    "--leader-elect")
+                .operator()
+                .leaseName())
+        .isEqualTo("b-lead");
+    assertThat(problems(podIn("ops"), "--leader-elect", "--leader-election-id=Team_A"))
+        .containsExactly(
+            "invalid value for --leader-election-id: Team_A (must be a DNS subdomain: lowercase"
+                + " letters, digits, '-' and '.', at most 253)");
+  }
+
   // --- upstream resolveWatchNamespace cases -----------------------------------------------
 
   @Test

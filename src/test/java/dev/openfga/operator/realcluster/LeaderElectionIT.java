@@ -17,12 +17,18 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class LeaderElectionIT {
   @RegisterExtension static final RealCluster cluster = new RealCluster();
 
+  private static final String LEASE = "openfga-it-leader";
+
   /** The pod's default {@code terminationGracePeriodSeconds}; the chart keeps it. */
   private static final Duration GRACE = Duration.ofSeconds(30);
 
   @Test
   void sigtermToTheLeaderReleasesTheLeaseAndTheOtherInstanceTakesOver() {
-    OperatorInstall install = cluster.installOperator(cluster.namespace(), "");
+    // a Lease of its own name (a second release in the namespace would keep the default): the
+    // chart's Role grants that name only
+    OperatorInstall install =
+        cluster.installOperator(
+            cluster.namespace(), "leaderElection: {leaseName: " + LEASE + "}\n");
     // the connection keeper's period shortened: with leader election it must not run at all
     String keeper = "-Dopenfga.operator.test.connectionKeeperMillis=300";
     Map<String, OperatorInstall.OperatorProcess> instances =
@@ -69,16 +75,19 @@ class LeaderElectionIT {
                 assertThat(instances.get(follower).log())
                     .contains("migration to v1.10.0 succeeded"));
     assertThat(cluster.postgres().schemaRevision(db)).isEqualTo(6);
+    assertThat(
+            cluster
+                .client()
+                .leases()
+                .inNamespace(install.namespace())
+                .withName("openfga-operator-leader")
+                .get())
+        .as("the default Lease, left to another release")
+        .isNull();
   }
 
   private static String holder(OperatorInstall install) {
-    Lease lease =
-        cluster
-            .client()
-            .leases()
-            .inNamespace(install.namespace())
-            .withName("openfga-operator-leader")
-            .get();
+    Lease lease = cluster.client().leases().inNamespace(install.namespace()).withName(LEASE).get();
     return lease == null || lease.getSpec() == null ? null : lease.getSpec().getHolderIdentity();
   }
 }
