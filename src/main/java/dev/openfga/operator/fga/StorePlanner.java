@@ -129,8 +129,9 @@ public final class StorePlanner {
   /**
    * Another FGAStore, not being deleted itself, that stands for the store {@code deleted} would
    * delete (the same {@code status.storeId}: it adopted the store; or the same {@code
-   * spec.storeId}, also before its first reconcile or while it waits): the store is then kept,
-   * never deleted under it.
+   * spec.storeId}, also before its first reconcile or while it waits), or may be about to adopt it
+   * (the same {@code spec.name} and no id yet: an FGAStore renamed in Git, its new object not
+   * reconciled yet): the store is then kept, never deleted under it.
    */
   public static Optional<FGAStore> alsoStandingFor(
       FGAStore deleted, String storeId, Collection<FGAStore> all) {
@@ -140,8 +141,25 @@ public final class StorePlanner {
         .filter(
             o ->
                 (o.getStatus() != null && storeId.equals(o.getStatus().getStoreId()))
-                    || (o.getSpec() != null && storeId.equals(o.getSpec().getStoreId())))
+                    || (o.getSpec() != null && storeId.equals(o.getSpec().getStoreId()))
+                    || mayAdopt(o, deleted))
         .findFirst();
+  }
+
+  /** {@code o} has no store id yet and names the store {@code deleted} names. */
+  private static boolean mayAdopt(FGAStore o, FGAStore deleted) {
+    boolean noId =
+        (o.getStatus() == null || blank(o.getStatus().getStoreId()))
+            && (o.getSpec() == null || blank(o.getSpec().getStoreId()));
+    return noId
+        && o.getSpec() != null
+        && deleted.getSpec() != null
+        && o.getSpec().getName() != null
+        && o.getSpec().getName().equals(deleted.getSpec().getName());
+  }
+
+  private static boolean blank(String value) {
+    return value == null || value.isBlank();
   }
 
   /**

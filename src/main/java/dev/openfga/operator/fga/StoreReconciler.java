@@ -189,7 +189,8 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
               + store.getSpec().getOpenfgaRef().getUrl()
               + " is kept: FGAStore "
               + ref(sharing.get())
-              + " stands for it too; delete it in OpenFGA when nothing needs it";
+              + " stands for it too (or, without an id yet, names it); delete it in OpenFGA when"
+              + " nothing needs it";
       LOG.atWarn().addKeyValue("fgastore", ref(store)).log(message);
       events.emit(store, StorePlanner.NOT_DELETED, true, message, "delete", clock.instant());
       return DeleteControl.defaultDelete();

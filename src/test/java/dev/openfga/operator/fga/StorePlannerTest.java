@@ -215,4 +215,24 @@ class StorePlannerTest {
     assertThat(StorePlanner.alsoStandingFor(deleted, "S1", List.of(deleted, naming)))
         .containsSame(naming);
   }
+
+  @Test
+  void aStoreAnotherFgaStoreOfTheSameNameMayStillAdoptIsNotDeleted() {
+    // renamed in Git: the old FGAStore is deleted, the new one (same spec.name) not reconciled
+    FGAStore deleted = store("a", "S1", true);
+    deleted.setSpec(new FGAStore.Spec());
+    deleted.getSpec().setName("app");
+    FGAStore renamed = store("b", null, false);
+    renamed.setStatus(null);
+    renamed.setSpec(new FGAStore.Spec());
+    renamed.getSpec().setName("app");
+    FGAStore other = store("c", "S2", false);
+    other.setSpec(new FGAStore.Spec());
+    other.getSpec().setName("app");
+
+    assertThat(StorePlanner.alsoStandingFor(deleted, "S1", List.of(deleted, renamed)))
+        .containsSame(renamed);
+    // one of the same name that stands for another store does not keep it
+    assertThat(StorePlanner.alsoStandingFor(deleted, "S1", List.of(deleted, other))).isEmpty();
+  }
 }
