@@ -425,6 +425,10 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
             deployment.getMetadata().getUid(),
             now);
     Observation o = new Observation(deployment, status, job, now);
+    if (job.isPresent()) {
+      // its pods: a running migrate whose pod is not Ready (a mesh proxy) is never interrupted
+      o = o.withDatabasePods(pods.list(p -> Database.isPodOf(p, job.get())).toList());
+    }
     // A failed Job of ours whose pod has not been read yet: read it now, before anything can
     // delete it (the evidence is then kept on the Job, in the condition and in the Event).
     if (evidence.enabled()

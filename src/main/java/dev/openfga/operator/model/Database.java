@@ -14,6 +14,7 @@ import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.regex.Pattern;
 
@@ -219,6 +220,26 @@ public final class Database {
             Comparator.comparing((Pod p) -> String.valueOf(p.getMetadata().getCreationTimestamp()))
                 .thenComparing(p -> p.getMetadata().getNamespace())
                 .thenComparing(p -> p.getMetadata().getName()));
+  }
+
+  /**
+   * Whether one of {@code pods} is {@code job}'s and {@code Running}: {@code openfga migrate} has
+   * started, whatever the Job's ready count says (a mesh proxy not ready keeps the pod from Ready).
+   */
+  public static boolean hasRunningPod(Job job, Collection<Pod> pods) {
+    String uid = job.getMetadata().getUid();
+    return uid != null
+        && pods.stream()
+            .anyMatch(
+                p ->
+                    uid.equals(controllerUid(p))
+                        && p.getStatus() != null
+                        && "Running".equals(p.getStatus().getPhase()));
+  }
+
+  /** Whether {@code pod} is {@code job}'s (its controller). */
+  public static boolean isPodOf(Pod pod, Job job) {
+    return Objects.equals(job.getMetadata().getUid(), controllerUid(pod));
   }
 
   /** The UID of the pod's controller (its Job), empty for none (orphaned). */

@@ -304,7 +304,7 @@ public final class Planner {
         return failed(o, s, job, steps);
       }
       if (!MigrationJob.isFor(job, version) || !MigrationJob.isComplete(job)) {
-        if (MigrationJob.isRunning(job)) {
+        if (running(job, o)) {
           return new Plan(
               State.UP_TO_DATE,
               "up to date; letting the running Job for "
@@ -405,7 +405,7 @@ public final class Planner {
     }
     if (!MigrationJob.isTrusted(job, d)) {
       if (MigrationJob.isLegacyHelmHook(job, d)) {
-        if (MigrationJob.isRunning(job)) {
+        if (running(job, o)) {
           // ADR 0003: a running openfga migrate is never interrupted, not even Helm's own
           return new Plan(
               State.MIGRATING,
@@ -453,7 +453,7 @@ public final class Planner {
     }
     if (!MigrationJob.isFor(job, version)) {
       String old = MigrationJob.describedVersion(job);
-      if (MigrationJob.isRunning(job)) {
+      if (running(job, o)) {
         return new Plan(
             State.MIGRATING,
             "letting the running migration to " + old + " finish before migrating to " + version,
@@ -685,6 +685,15 @@ public final class Planner {
     }
     steps.add(new DeleteJob("retained failed Job for " + failedVersion + " expired"));
     return new Plan(State.FAILED, summary, steps, after(Timing.SHORT));
+  }
+
+  /**
+   * ADR 0003: the Job's {@code openfga migrate} is running, never to be interrupted: its pod is
+   * ready (the Job's count), or running in the migration-pod cache (a mesh proxy that is not ready
+   * keeps the pod from Ready while migrate runs).
+   */
+  private static boolean running(Job job, Observation o) {
+    return MigrationJob.isRunning(job) || Database.hasRunningPod(job, o.databasePods());
   }
 
   /** What the failed pod left behind: recorded on the Job once, read from the pod before that. */

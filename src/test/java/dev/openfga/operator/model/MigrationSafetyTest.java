@@ -606,6 +606,25 @@ class MigrationSafetyTest {
     }
 
     @Test
+    void aRunningMigrationWhosePodAMeshProxyKeepsFromReadyIsNotInterrupted() {
+      // migration-mesh "true": the injected proxy keeps its readiness probe, and while it is not
+      // ready the Job counts no ready pod although migrate runs
+      Deployment d = Fixtures.deployment().annotation(Keys.MIGRATION_MESH, "true").build();
+      Job older = Fixtures.job(d, "v1.13.0").podNeverStarted().build();
+      Observation seen = observe(d, record(d, "v1.12.0", null), older, NOW);
+
+      Plan running =
+          planner.plan(seen.withDatabasePods(List.of(Fixtures.migrationPod(older, "Running"))));
+      Plan pending =
+          planner.plan(seen.withDatabasePods(List.of(Fixtures.migrationPod(older, "Pending"))));
+
+      assertThat(running.summary()).contains("letting the running migration to v1.13.0 finish");
+      assertThat(all(running, DeleteJob.class)).isEmpty();
+      // a pod not started yet is replaced as before
+      assertThat(all(pending, DeleteJob.class)).hasSize(1);
+    }
+
+    @Test
     void withMeshTrueKeepsOnlyThePodTemplatesMeshAnnotations() {
       Deployment d = Fixtures.deployment().annotation(Keys.MIGRATION_MESH, "true").build();
       d.getSpec()
