@@ -70,6 +70,43 @@ class MigrationPodIT {
         .isEqualTo(1);
   }
 
+  @Test
+  void aRunningMigrationWhosePodIsNotReadyIsNotInterruptedByAVersionChange() {
+    // as with migration-mesh "true": the injected proxy, not ready, keeps the pod from Ready while
+    // openfga migrate runs, and the Job counts no ready pod
+    Postgres postgres = cluster.postgres();
+    Postgres.Database db = postgres.createDatabase("notready");
+    OpenFgaView openfga = deploy("notready", db);
+    await()
+        .atMost(Duration.ofMinutes(1))
+        .untilAsserted(() -> assertThat(openfga.recordedVersion()).isEqualTo(Binaries.OLD_OPENFGA));
+    cluster.kubelet().notReady(cluster.namespace());
+    try (Postgres.Lock lock = postgres.lockTable(db, "tuple")) {
+      openfga.setVersion(Binaries.NEW_OPENFGA);
+      await()
+          .atMost(Duration.ofMinutes(1))
+          .until(
+              () ->
+                  openfga.job() != null
+                      && Integer.valueOf(1).equals(openfga.job().getStatus().getActive())
+                      && pods(openfga).stream()
+                          .anyMatch(p -> "Running".equals(p.getStatus().getPhase())));
+      String uid = openfga.job().getMetadata().getUid();
+      assertThat(openfga.job().getStatus().getReady()).isIn(null, 0);
+      // a newer image while migrate to NEW_OPENFGA waits for the lock
+      openfga.setVersion("v1.10.1");
+      ControlPlane.sleep(Duration.ofSeconds(8));
+      assertThat(openfga.job().getMetadata().getUid()).isEqualTo(uid);
+      assertThat(openfga.job().getMetadata().getDeletionTimestamp()).isNull();
+    } finally {
+      cluster.kubelet().forget(cluster.namespace());
+    }
+    // not interrupted: once the lock is gone, the migration it ran reaches its end
+    await()
+        .atMost(Duration.ofMinutes(1))
+        .untilAsserted(() -> assertThat(postgres.schemaRevision(db)).isEqualTo(6));
+  }
+
   private static List<Pod> pods(OpenFgaView openfga) {
     String uid = openfga.job().getMetadata().getUid();
     return cluster

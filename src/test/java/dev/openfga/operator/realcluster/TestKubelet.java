@@ -34,6 +34,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
@@ -135,6 +136,7 @@ final class TestKubelet implements AutoCloseable {
   private final Map<String, String> servers = new ConcurrentHashMap<>();
 
   private final Map<String, Duration> slowTermination = new ConcurrentHashMap<>();
+  private final Set<String> notReady = ConcurrentHashMap.newKeySet();
   private final java.util.Set<String> failingLogs = ConcurrentHashMap.newKeySet();
   private final CopyOnWriteArrayList<SidecarLog> sidecarLogs = new CopyOnWriteArrayList<>();
   private SharedIndexInformer<Pod> informer;
@@ -304,6 +306,14 @@ final class TestKubelet implements AutoCloseable {
   }
 
   /**
+   * Running pods of this namespace are reported not Ready, as an injected mesh proxy that is not
+   * ready leaves them while their container runs.
+   */
+  void notReady(String namespace) {
+    notReady.add(namespace);
+  }
+
+  /**
    * Log requests for pods of this namespace answer 500, as a kubelet that is unreachable or broken
    * does through the API server.
    */
@@ -314,6 +324,7 @@ final class TestKubelet implements AutoCloseable {
   /** Forgets the rules and settings of a test class's namespace. */
   void forget(String namespace) {
     failingLogs.remove(namespace);
+    notReady.remove(namespace);
     rules.removeIf(r -> r.namespace().equals(namespace));
     slowTermination.remove(namespace);
   }
@@ -766,12 +777,13 @@ final class TestKubelet implements AutoCloseable {
   }
 
   private void reportRunning(PodRun run, Container container) {
+    boolean ready = !notReady.contains(run.pod.getMetadata().getNamespace());
     patchStatus(
         run.pod,
         "Running",
+        ready,
         true,
-        true,
-        containerStatuses(run.pod, container, true, running(run.startedAt)),
+        containerStatuses(run.pod, container, ready, running(run.startedAt)),
         initContainerStatuses(run, false, Map.of()),
         null,
         run.startedAt);
