@@ -57,7 +57,8 @@ class ChartSchemaTest {
           migrationJob: {ttlSecondsAfterFinished: 1.5}       | migrationJob.ttlSecondsAfterFinished: Invalid type. Expected: integer, given: number
           migrationJob: {ttlSecondsAfterFinished: 2147483648} | migrationJob.ttlSecondsAfterFinished: Must be less than or equal to
           retryCooldown: 1 minute                            | retryCooldown: Does not match pattern
-          retryCooldown: 500ms                               | retryCooldown: Does not match pattern
+          retryCooldown: 500ms                               | retryCooldown: Must not validate the schema (not)
+          retryCooldown: 0.5s                                | retryCooldown: Must not validate the schema (not)
           retryCooldown: 0s                                  | retryCooldown: Does not match pattern
           retryCooldown: "0"                                 | retryCooldown: Does not match pattern
           retryCooldown: 60                                  | retryCooldown: Invalid type. Expected: string, given: integer
@@ -90,6 +91,8 @@ class ChartSchemaTest {
         "retryCooldown: 1h30m",
         "retryCooldown: \"90\"",
         "retryCooldown: 1m0s",
+        "retryCooldown: 1.5m",
+        "retryCooldown: 1500ms",
         "podDisruptionBudget: {enabled: true, minAvailable: \"50%\"}",
         "podDisruptionBudget: {enabled: true, minAvailable: null, maxUnavailable: 0}",
         "resources: {}",
