@@ -146,16 +146,28 @@ public final class StorePlanner {
         .findFirst();
   }
 
-  /** {@code o} has no store id yet and names the store {@code deleted} names. */
+  /**
+   * {@code o}, in the same namespace, has no store id yet and names the store {@code deleted} names
+   * on the same server.
+   */
   private static boolean mayAdopt(FGAStore o, FGAStore deleted) {
     boolean noId =
         (o.getStatus() == null || blank(o.getStatus().getStoreId()))
             && (o.getSpec() == null || blank(o.getSpec().getStoreId()));
     return noId
+        && Objects.equals(o.getMetadata().getNamespace(), deleted.getMetadata().getNamespace())
         && o.getSpec() != null
         && deleted.getSpec() != null
         && o.getSpec().getName() != null
-        && o.getSpec().getName().equals(deleted.getSpec().getName());
+        && o.getSpec().getName().equals(deleted.getSpec().getName())
+        && server(o).equals(server(deleted));
+  }
+
+  /** The store's server URL as compared: without a trailing '/'. */
+  private static String server(FGAStore store) {
+    FGAStore.OpenFgaRef ref = store.getSpec().getOpenfgaRef();
+    String url = ref == null || ref.getUrl() == null ? "" : ref.getUrl().strip();
+    return url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
   }
 
   private static boolean blank(String value) {

@@ -219,20 +219,31 @@ class StorePlannerTest {
   @Test
   void aStoreAnotherFgaStoreOfTheSameNameMayStillAdoptIsNotDeleted() {
     // renamed in Git: the old FGAStore is deleted, the new one (same spec.name) not reconciled
-    FGAStore deleted = store("a", "S1", true);
-    deleted.setSpec(new FGAStore.Spec());
-    deleted.getSpec().setName("app");
-    FGAStore renamed = store("b", null, false);
+    FGAStore deleted = named(store("a", "S1", true), "app", "http://openfga:8080");
+    FGAStore renamed = named(store("b", null, false), "app", "http://openfga:8080/");
     renamed.setStatus(null);
-    renamed.setSpec(new FGAStore.Spec());
-    renamed.getSpec().setName("app");
-    FGAStore other = store("c", "S2", false);
-    other.setSpec(new FGAStore.Spec());
-    other.getSpec().setName("app");
+    FGAStore other = named(store("c", "S2", false), "app", "http://openfga:8080");
+    FGAStore elsewhere = named(store("d", null, false), "app", "http://other-openfga:8080");
+    elsewhere.setStatus(null);
+    FGAStore otherTeam = named(store("e", null, false), "app", "http://openfga:8080");
+    otherTeam.setStatus(null);
+    otherTeam.getMetadata().setNamespace("team-b");
 
     assertThat(StorePlanner.alsoStandingFor(deleted, "S1", List.of(deleted, renamed)))
         .containsSame(renamed);
-    // one of the same name that stands for another store does not keep it
-    assertThat(StorePlanner.alsoStandingFor(deleted, "S1", List.of(deleted, other))).isEmpty();
+    // one of the same name that stands for another store, is on another server, or in another
+    // namespace does not keep it
+    assertThat(
+            StorePlanner.alsoStandingFor(
+                deleted, "S1", List.of(deleted, other, elsewhere, otherTeam)))
+        .isEmpty();
+  }
+
+  private static FGAStore named(FGAStore store, String name, String url) {
+    store.setSpec(new FGAStore.Spec());
+    store.getSpec().setName(name);
+    store.getSpec().setOpenfgaRef(new FGAStore.OpenFgaRef());
+    store.getSpec().getOpenfgaRef().setUrl(url);
+    return store;
   }
 }
