@@ -187,16 +187,7 @@ class StoreScenarioTest {
     readyStoreWithSecret();
     java.util.concurrent.atomic.AtomicInteger asked =
         new java.util.concurrent.atomic.AtomicInteger();
-    com.sun.net.httpserver.HttpServer other =
-        com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
-    other.createContext(
-        "/",
-        e -> {
-          asked.incrementAndGet();
-          e.sendResponseHeaders(500, -1);
-          e.close();
-        });
-    other.start();
+    com.sun.net.httpserver.HttpServer other = countingServer(asked);
     String url = "http://127.0.0.1:" + other.getAddress().getPort();
     try {
       TestStores.create(
@@ -223,6 +214,66 @@ class StoreScenarioTest {
     } finally {
       other.stop(0);
     }
+  }
+
+  @Test
+  void theCredentialsKeptForADeletionGoOnlyToTheServersTheSecretNamed() throws Exception {
+    // the Secret gone, the FGAStore's url (which the CRD lets change) pointed elsewhere, then the
+    // FGAStore deleted: the credentials kept for its deletion must not go there
+    readyStoreWithSecret();
+    java.util.concurrent.atomic.AtomicInteger asked =
+        new java.util.concurrent.atomic.AtomicInteger();
+    com.sun.net.httpserver.HttpServer other = countingServer(asked);
+    try {
+      cluster.client().secrets().inNamespace(MockCluster.NS).withName("key").delete();
+      TestStores.edit(
+          cluster,
+          "app",
+          s ->
+              s.getSpec()
+                  .getOpenfgaRef()
+                  .setUrl("http://127.0.0.1:" + other.getAddress().getPort()));
+      cluster
+          .client()
+          .resources(FGAStore.class)
+          .inNamespace(MockCluster.NS)
+          .withName("app")
+          .delete();
+
+      await()
+          .atMost(WAIT)
+          .until(
+              () ->
+                  cluster
+                      .client()
+                      .v1()
+                      .events()
+                      .inNamespace(MockCluster.NS)
+                      .list()
+                      .getItems()
+                      .stream()
+                      .anyMatch(e -> e.getMessage().startsWith("could not delete store")));
+      assertThat(asked).as("requests to the server the Secret does not name").hasValue(0);
+      assertThat(stores).hasSize(1);
+    } finally {
+      other.stop(0);
+    }
+  }
+
+  /** An HTTP server on 127.0.0.1 that answers 500 and counts what it is asked. */
+  private static com.sun.net.httpserver.HttpServer countingServer(
+      java.util.concurrent.atomic.AtomicInteger asked) throws java.io.IOException {
+    com.sun.net.httpserver.HttpServer server =
+        com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+    server.createContext(
+        "/",
+        e -> {
+          asked.incrementAndGet();
+          e.sendResponseHeaders(500, -1);
+          e.close();
+        });
+    server.start();
+    return server;
   }
 
   @Test
