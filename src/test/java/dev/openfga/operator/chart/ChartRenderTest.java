@@ -71,7 +71,7 @@ class ChartRenderTest {
         .containsExactlyInAnyOrder(
             "ServiceAccount/openfga-operator",
             "Role/openfga-operator",
-            "RoleBinding/openfga-operator",
+            "RoleBinding/openfga-operator-role",
             "Role/openfga-operator-leader-election",
             "RoleBinding/openfga-operator-leader-election",
             "Deployment/openfga-operator");

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
 import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
+import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -29,6 +30,20 @@ class ChartUpgradeIT {
     String apps = cluster.newNamespace(home + "-apps", Map.of());
     String one = "watchNamespace: " + home + "\n";
     String several = one + "watchNamespaces: [" + apps + "]\n";
+
+    // the binding the chart before 2026-12-03 made for several namespaces, in the home namespace
+    cluster
+        .client()
+        .resource(
+            new RoleBindingBuilder()
+                .withNewMetadata()
+                .withName("openfga-operator")
+                .withNamespace(home)
+                .endMetadata()
+                .withNewRoleRef(
+                    "rbac.authorization.k8s.io", "ClusterRole", home + "-openfga-operator")
+                .build())
+        .create();
 
     for (String values : List.of(one, several, one)) {
       for (HasMetadata object : rbac(values)) {
