@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.stream.Collectors;
@@ -130,8 +131,9 @@ public final class StorePlanner {
    * Another FGAStore, not being deleted itself, that stands for the store {@code deleted} would
    * delete (the same {@code status.storeId}: it adopted the store; or the same {@code
    * spec.storeId}, also before its first reconcile or while it waits), or may be about to adopt it
-   * (the same {@code spec.name} and no id yet: an FGAStore renamed in Git, its new object not
-   * reconciled yet): the store is then kept, never deleted under it.
+   * (no id yet, the same {@code spec.name} on the same server: an FGAStore renamed or moved to
+   * another namespace in Git, its new object not reconciled yet): the store is then kept, never
+   * deleted under it.
    */
   public static Optional<FGAStore> alsoStandingFor(
       FGAStore deleted, String storeId, Collection<FGAStore> all) {
@@ -147,15 +149,14 @@ public final class StorePlanner {
   }
 
   /**
-   * {@code o}, in the same namespace, has no store id yet and names the store {@code deleted} names
-   * on the same server.
+   * {@code o} has no store id yet and names the store {@code deleted} names on the same server (in
+   * any watched namespace: an FGAStore adopts a store by name wherever it is).
    */
   private static boolean mayAdopt(FGAStore o, FGAStore deleted) {
     boolean noId =
         (o.getStatus() == null || blank(o.getStatus().getStoreId()))
             && (o.getSpec() == null || blank(o.getSpec().getStoreId()));
     return noId
-        && Objects.equals(o.getMetadata().getNamespace(), deleted.getMetadata().getNamespace())
         && o.getSpec() != null
         && deleted.getSpec() != null
         && o.getSpec().getName() != null
@@ -163,11 +164,27 @@ public final class StorePlanner {
         && server(o).equals(server(deleted));
   }
 
-  /** The store's server URL as compared: without a trailing '/'. */
-  private static String server(FGAStore store) {
+  /**
+   * The store's server as compared: scheme and host in lower case, the default port spelt out, the
+   * path without a trailing '/'. (Other names of one server, a Service's short and full names,
+   * still differ.)
+   */
+  static String server(FGAStore store) {
     FGAStore.OpenFgaRef ref = store.getSpec().getOpenfgaRef();
     String url = ref == null || ref.getUrl() == null ? "" : ref.getUrl().strip();
-    return url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
+    try {
+      java.net.URI uri = java.net.URI.create(url);
+      String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+      int port = uri.getPort() >= 0 ? uri.getPort() : "https".equals(scheme) ? 443 : 80;
+      String path = uri.getRawPath() == null ? "" : uri.getRawPath();
+      while (path.endsWith("/")) {
+        path = path.substring(0, path.length() - 1);
+      }
+      String host = uri.getHost() == null ? "" : uri.getHost().toLowerCase(Locale.ROOT);
+      return scheme + "://" + host + ":" + port + path;
+    } catch (IllegalArgumentException e) {
+      return url;
+    }
   }
 
   private static boolean blank(String value) {

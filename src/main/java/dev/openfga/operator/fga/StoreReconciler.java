@@ -18,6 +18,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
@@ -187,8 +188,12 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
               + id.get()
               + " at "
               + store.getSpec().getOpenfgaRef().getUrl()
-              + " is kept: FGAStore "
-              + ref(sharing.get())
+              + " is kept: "
+              + (Objects.equals(
+                      sharing.get().getMetadata().getNamespace(),
+                      store.getMetadata().getNamespace())
+                  ? "FGAStore " + ref(sharing.get())
+                  : "an FGAStore in another namespace")
               + " stands for it too (or, without an id yet, names it); delete it in OpenFGA when"
               + " nothing needs it";
       LOG.atWarn().addKeyValue("fgastore", ref(store)).log(message);

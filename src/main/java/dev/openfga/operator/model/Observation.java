@@ -12,9 +12,10 @@ import java.util.Optional;
  * Everything one decision looks at: the Deployment, the object named like its status ConfigMap, the
  * object named like its migration Job, the time (UTC, whole seconds), — only for a failed Job whose
  * evidence is not yet recorded on it — what its pod left behind, — only for a running Job without
- * pods — why the Job controller cannot create its pod, and — only before a Job is created — the
+ * pods — why the Job controller cannot create its pod, — only before a Job is created — the
  * operator's Jobs and migration pods on the same database (label {@link Keys#DATABASE_LABEL}; a pod
- * can outlive its Job). Read-only.
+ * can outlive its Job), and — while the Job exists — its migration pods (is its migrate running,
+ * whatever its ready count says?). Read-only.
  */
 public record Observation(
     Deployment deployment,
@@ -52,7 +53,10 @@ public record Observation(
         databasePods);
   }
 
-  /** The migration pods on the database the new Job would migrate, their Jobs there or not. */
+  /**
+   * Before a Job is created: the migration pods on the database the new Job would migrate, their
+   * Jobs there or not; while the Job exists: its own migration pods.
+   */
   public Observation withDatabasePods(List<Pod> pods) {
     return new Observation(
         deployment,

@@ -690,10 +690,13 @@ public final class Planner {
   /**
    * ADR 0003: the Job's {@code openfga migrate} is running, never to be interrupted: its pod is
    * ready (the Job's count), or running in the migration-pod cache (a mesh proxy that is not ready
-   * keeps the pod from Ready while migrate runs).
+   * keeps the pod from Ready while migrate runs; only pods labelled with a database key are cached,
+   * so a Job without one, or a Helm hook's, is judged by its ready count alone).
    */
   private static boolean running(Job job, Observation o) {
-    return MigrationJob.isRunning(job) || Database.hasRunningPod(job, o.databasePods());
+    // a Complete Job's migrate has exited, whatever a pod on a lost node still shows
+    return !MigrationJob.isComplete(job)
+        && (MigrationJob.isRunning(job) || Database.hasRunningPod(job, o.databasePods()));
   }
 
   /** What the failed pod left behind: recorded on the Job once, read from the pod before that. */

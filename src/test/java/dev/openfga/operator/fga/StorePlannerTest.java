@@ -219,23 +219,24 @@ class StorePlannerTest {
   @Test
   void aStoreAnotherFgaStoreOfTheSameNameMayStillAdoptIsNotDeleted() {
     // renamed in Git: the old FGAStore is deleted, the new one (same spec.name) not reconciled
-    FGAStore deleted = named(store("a", "S1", true), "app", "http://openfga:8080");
-    FGAStore renamed = named(store("b", null, false), "app", "http://openfga:8080/");
+    FGAStore deleted = named(store("a", "S1", true), "app", "http://openfga:80");
+    FGAStore renamed = named(store("b", null, false), "app", "HTTP://OpenFGA/");
     renamed.setStatus(null);
-    FGAStore other = named(store("c", "S2", false), "app", "http://openfga:8080");
-    FGAStore elsewhere = named(store("d", null, false), "app", "http://other-openfga:8080");
+    FGAStore moved = named(store("e", null, false), "app", "http://openfga");
+    moved.setStatus(null);
+    moved.getMetadata().setNamespace("team-b");
+    FGAStore other = named(store("c", "S2", false), "app", "http://openfga");
+    FGAStore elsewhere = named(store("d", null, false), "app", "http://other-openfga");
     elsewhere.setStatus(null);
-    FGAStore otherTeam = named(store("e", null, false), "app", "http://openfga:8080");
-    otherTeam.setStatus(null);
-    otherTeam.getMetadata().setNamespace("team-b");
 
+    // renamed, or moved to another namespace (it adopts by name wherever it is): the same server
+    // however its URL is spelt
     assertThat(StorePlanner.alsoStandingFor(deleted, "S1", List.of(deleted, renamed)))
         .containsSame(renamed);
-    // one of the same name that stands for another store, is on another server, or in another
-    // namespace does not keep it
-    assertThat(
-            StorePlanner.alsoStandingFor(
-                deleted, "S1", List.of(deleted, other, elsewhere, otherTeam)))
+    assertThat(StorePlanner.alsoStandingFor(deleted, "S1", List.of(deleted, moved)))
+        .containsSame(moved);
+    // one of the same name that stands for another store, or on another server, does not keep it
+    assertThat(StorePlanner.alsoStandingFor(deleted, "S1", List.of(deleted, other, elsewhere)))
         .isEmpty();
   }
 

@@ -622,6 +622,13 @@ class MigrationSafetyTest {
       assertThat(all(running, DeleteJob.class)).isEmpty();
       // a pod not started yet is replaced as before
       assertThat(all(pending, DeleteJob.class)).hasSize(1);
+      // and a Complete Job's migrate has exited, whatever its pod on a lost node still shows
+      Job complete = Fixtures.job(d, "v1.13.0").complete(NOW.minusSeconds(5)).build();
+      Plan done =
+          planner.plan(
+              observe(d, record(d, "v1.12.0", null), complete, NOW)
+                  .withDatabasePods(List.of(Fixtures.migrationPod(complete, "Running"))));
+      assertThat(done.summary()).doesNotContain("letting the running migration");
     }
 
     @Test
