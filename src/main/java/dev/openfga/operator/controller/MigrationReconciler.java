@@ -33,6 +33,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -74,6 +75,13 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
 
   /** What this process wrote that its caches may not show yet. */
   private final OwnWrites own = new OwnWrites();
+
+  /**
+   * The migration Job names ({@code namespace/name}) found taken by a Job the cache does not hold
+   * (a person's): read directly before a create, until that read finds none, instead of a create
+   * that fails again (SPEC rule 7).
+   */
+  private final Set<String> takenJobNames = ConcurrentHashMap.newKeySet();
 
   /** The watch events that only show this process's own writes, which wake nothing. */
   private final Echoes echoes = new Echoes();
@@ -287,10 +295,20 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
    * AlreadyExists, and is then read and planned with ({@link #runRecovering}). ADR 0016.
    */
   private boolean needsDirectRead(Observation o) {
-    return o.statusConfigMap().isEmpty() || dryRun;
+    return o.statusConfigMap().isEmpty() || dryRun || takenJobNames.contains(jobKey(o));
   }
 
-  /** The observation with the record (when none is cached) and, in a dry run, the Job read. */
+  /** {@code namespace/job name} of the Deployment's migration Job. */
+  private static String jobKey(Observation o) {
+    return o.deployment().getMetadata().getNamespace()
+        + "/"
+        + Names.job(o.deployment().getMetadata().getName());
+  }
+
+  /**
+   * The observation with the record (when none is cached) and, in a dry run or when its name was
+   * found taken before, the Job read.
+   */
   private Observation readDirectly(Observation o) {
     String ns = o.deployment().getMetadata().getNamespace();
     String name = o.deployment().getMetadata().getName();
@@ -300,10 +318,12 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
               Optional.ofNullable(
                   client.configMaps().inNamespace(ns).withName(Names.statusConfigMap(name)).get()));
     }
-    if (dryRun) {
+    if (dryRun || takenJobNames.contains(jobKey(o))) {
       Job directJob = client.batch().v1().jobs().inNamespace(ns).withName(Names.job(name)).get();
       if (directJob != null) {
         o = o.withJob(directJob);
+      } else {
+        takenJobNames.remove(jobKey(o));
       }
     }
     return o;
@@ -344,6 +364,10 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
       run(id, plan, o);
       return plan;
     } catch (StepRunner.NameTaken taken) {
+      if (taken.existing instanceof Job) {
+        // SPEC rule 7: from now on read that name directly, not create again and again
+        takenJobNames.add(jobKey(o));
+      }
       Observation again =
           taken.existing instanceof Job job
               ? o.withJob(job)

@@ -352,6 +352,22 @@ class MigrationScenarioTest {
     assertThat(cluster.recordedVersion("openfga")).isEmpty();
     assertThat(cluster.events("openfga").get(0).getMessage())
         .contains("openfga/openfga-migrate", "delete or rename it");
+    // SPEC rule 7: later looks read the name directly instead of creating again and again
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                cluster.requests().stream()
+                    .filter(
+                        r -> r.method().equals("GET") && r.path().endsWith("/jobs/openfga-migrate"))
+                    .count(),
+            n -> n >= 3);
+    assertThat(
+            cluster.requests().stream()
+                .filter(r -> r.userAgent().startsWith("openfga-operator"))
+                .filter(r -> r.method().equals("POST") && r.path().contains("/jobs")))
+        .as("the operator's Job creates")
+        .hasSize(1);
   }
 
   @Test
