@@ -77,9 +77,9 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
   private final OwnWrites own = new OwnWrites();
 
   /**
-   * The migration Job names ({@code namespace/name}) found taken by a Job the cache does not hold
-   * (a person's): read directly before a create, until that read finds none, instead of a create
-   * that fails again (SPEC rule 7).
+   * The migration Job names ({@code namespace/name}) found taken by a Job that is not the
+   * Deployment's own (a person's, a legacy Helm hook's): read directly before a create, until that
+   * read finds none, instead of a create that fails again (SPEC rule 7).
    */
   private final Set<String> takenJobNames = ConcurrentHashMap.newKeySet();
 
@@ -291,8 +291,10 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
    * cache holds only the operator's own ConfigMaps, and a foreign one with the record's name must
    * be found before a migration runs: afterwards the result could not be recorded); or this is a
    * dry run, which creates nothing, so no AlreadyExists would tell it of a foreign Job (a legacy
-   * Helm hook, a hand-made one). Otherwise nothing is read: a foreign Job answers the create with
-   * AlreadyExists, and is then read and planned with ({@link #runRecovering}). ADR 0016.
+   * Helm hook, a hand-made one); or the name was found taken by a Job not the Deployment's own
+   * before ({@link #takenJobNames}), which is read until it is gone. Otherwise nothing is read: a
+   * foreign Job answers the create with AlreadyExists, and is then read and planned with ({@link
+   * #runRecovering}). ADR 0016.
    */
   private boolean needsDirectRead(Observation o) {
     return o.statusConfigMap().isEmpty() || dryRun || takenJobNames.contains(jobKey(o));
@@ -364,7 +366,7 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
       run(id, plan, o);
       return plan;
     } catch (StepRunner.NameTaken taken) {
-      if (taken.existing instanceof Job) {
+      if (taken.existing instanceof Job job && !MigrationJob.isTrusted(job, o.deployment())) {
         // SPEC rule 7: from now on read that name directly, not create again and again
         takenJobNames.add(jobKey(o));
       }
