@@ -479,6 +479,11 @@ class ChartRenderTest {
         .contains("the later of the cooldown (60s) and the")
         .contains("failed Job's retention (300s after it finished)")
         .contains("get lease openfga-operator-leader");
+    assertThat(notes).doesNotContain("openfga.dev/openfga-url");
+    assertThat(
+            chart().values("watchNamespace: openfga\nstoresAndModels: {enabled: true}\n").notes())
+        .contains(
+            "kubectl -n <ns> annotate secret <secret> openfga.dev/openfga-url=<openfgaRef.url>");
     // a dry run takes no Lease: the notes do not send anyone looking for one
     assertThat(chart().values("watchNamespace: openfga\ndryRun: true\n").notes())
         .doesNotContain("get lease");
