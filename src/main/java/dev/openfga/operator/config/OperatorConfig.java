@@ -39,36 +39,6 @@ public record OperatorConfig(
     watchNamespaces = Set.copyOf(watchNamespaces);
   }
 
-  /** With the default Lease name. */
-  public OperatorConfig(
-      Set<String> watchNamespaces,
-      boolean leaderElect,
-      Optional<String> leaseNamespace,
-      Optional<String> metricsAddress,
-      Optional<String> healthAddress,
-      int backoffLimit,
-      long activeDeadlineSeconds,
-      int ttlSecondsAfterFinished,
-      Duration retryCooldown,
-      int failureLogLines,
-      boolean dryRun,
-      boolean storesAndModels) {
-    this(
-        watchNamespaces,
-        leaderElect,
-        leaseNamespace,
-        metricsAddress,
-        healthAddress,
-        backoffLimit,
-        activeDeadlineSeconds,
-        ttlSecondsAfterFinished,
-        retryCooldown,
-        failureLogLines,
-        dryRun,
-        storesAndModels,
-        Keys.LEADER_LEASE);
-  }
-
   /** Without the FGAStore controller. */
   public OperatorConfig(
       Set<String> watchNamespaces,
@@ -94,7 +64,8 @@ public record OperatorConfig(
         retryCooldown,
         failureLogLines,
         dryRun,
-        false);
+        false,
+        Keys.LEADER_LEASE);
   }
 
   /** With the default failure evidence (the last 20 log lines). */

@@ -279,8 +279,9 @@ public final class Credentials {
         annotation == null
             ? Set.of()
             : Arrays.stream(annotation.split(","))
-                .map(Credentials::server)
+                .map(String::strip)
                 .filter(u -> !u.isEmpty())
+                .map(StorePlanner::server)
                 .collect(Collectors.toUnmodifiableSet());
     return this;
   }
@@ -290,7 +291,7 @@ public final class Credentials {
    * #SERVERS}.
    */
   public void checkServer(String url) throws CredentialsException {
-    if (servers == null || servers.contains(server(url))) {
+    if (servers == null || servers.contains(StorePlanner.server(url))) {
       return;
     }
     throw new CredentialsException(
@@ -304,15 +305,6 @@ public final class Credentials {
             + "="
             + url
             + " if they are meant for that server");
-  }
-
-  /** A server URL as compared: without spaces and a trailing '/'. */
-  private static String server(String url) {
-    String u = url.strip();
-    while (u.endsWith("/")) {
-      u = u.substring(0, u.length() - 1);
-    }
-    return u;
   }
 
   /** Which kind of credentials these are, for messages. */

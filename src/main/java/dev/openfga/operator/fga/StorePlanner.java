@@ -164,14 +164,19 @@ public final class StorePlanner {
         && server(o).equals(server(deleted));
   }
 
-  /**
-   * The store's server as compared: scheme and host in lower case, the default port spelt out, the
-   * path without a trailing '/'. (Other names of one server, a Service's short and full names,
-   * still differ.)
-   */
-  static String server(FGAStore store) {
+  /** The store's server as compared ({@link #server(String)}). */
+  private static String server(FGAStore store) {
     FGAStore.OpenFgaRef ref = store.getSpec().getOpenfgaRef();
-    String url = ref == null || ref.getUrl() == null ? "" : ref.getUrl().strip();
+    return server(ref == null || ref.getUrl() == null ? "" : ref.getUrl());
+  }
+
+  /**
+   * The server a URL names, as compared (by the deletion and by {@link Credentials#checkServer}):
+   * scheme and host in lower case, the default port spelt out, the path without a trailing '/'.
+   * (Other names of one server, a Service's short and full names, still differ.)
+   */
+  static String server(String text) {
+    String url = text.strip();
     try {
       java.net.URI uri = java.net.URI.create(url);
       String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);

@@ -14,7 +14,6 @@ import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.regex.Pattern;
 
@@ -227,19 +226,18 @@ public final class Database {
    * started, whatever the Job's ready count says (a mesh proxy not ready keeps the pod from Ready).
    */
   public static boolean hasRunningPod(Job job, Collection<Pod> pods) {
-    String uid = job.getMetadata().getUid();
-    return uid != null
-        && pods.stream()
-            .anyMatch(
-                p ->
-                    uid.equals(controllerUid(p))
-                        && p.getStatus() != null
-                        && "Running".equals(p.getStatus().getPhase()));
+    return pods.stream()
+        .anyMatch(
+            p ->
+                isPodOf(p, job)
+                    && p.getStatus() != null
+                    && "Running".equals(p.getStatus().getPhase()));
   }
 
   /** Whether {@code pod} is {@code job}'s (its controller). */
   public static boolean isPodOf(Pod pod, Job job) {
-    return Objects.equals(job.getMetadata().getUid(), controllerUid(pod));
+    String uid = job.getMetadata().getUid();
+    return uid != null && uid.equals(controllerUid(pod));
   }
 
   /** The UID of the pod's controller (its Job), empty for none (orphaned). */

@@ -335,7 +335,8 @@ public final class MockCluster implements AutoCloseable {
         base.retryCooldown(),
         base.failureLogLines(),
         base.dryRun(),
-        true);
+        true,
+        base.leaseName());
   }
 
   public MigrationOperator startOperator(OperatorConfig config, String identity) {
