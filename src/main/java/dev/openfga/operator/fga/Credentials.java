@@ -76,13 +76,13 @@ public final class Credentials {
     public static final Duration KEPT_AFTER_GONE = Duration.ofMinutes(5);
 
     /** {@code goneAt}: when the Secret was found gone, else null. */
-    private record Entry(
+    private record Kept(
         String uid, String resourceVersion, Credentials credentials, Instant goneAt) {}
 
-    private final Map<String, Entry> bySecret =
+    private final Map<String, Kept> bySecret =
         new LinkedHashMap<>(16, 0.75f, true) {
           @Override
-          protected boolean removeEldestEntry(Map.Entry<String, Entry> eldest) {
+          protected boolean removeEldestEntry(Map.Entry<String, Kept> eldest) {
             return size() > KEPT;
           }
         };
@@ -94,7 +94,7 @@ public final class Credentials {
     public synchronized Credentials get(
         String source, String uid, String resourceVersion, String servers, Map<String, String> data)
         throws CredentialsException {
-      Entry kept = bySecret.get(source);
+      Kept kept = bySecret.get(source);
       if (kept != null
           && kept.goneAt() == null
           && resourceVersion != null
@@ -109,7 +109,7 @@ public final class Credentials {
         bySecret.remove(source);
         throw e;
       }
-      bySecret.put(source, new Entry(uid, resourceVersion, fresh, null));
+      bySecret.put(source, new Kept(uid, resourceVersion, fresh, null));
       return fresh;
     }
 
@@ -119,7 +119,7 @@ public final class Credentials {
      */
     public synchronized Optional<Credentials> kept(String source, Instant now) {
       dropGone(now);
-      Entry entry = bySecret.get(source);
+      Kept entry = bySecret.get(source);
       return entry == null ? Optional.empty() : Optional.of(entry.credentials());
     }
 
@@ -129,10 +129,10 @@ public final class Credentials {
      */
     public synchronized void gone(String source, Instant now) {
       dropGone(now);
-      Entry entry = bySecret.get(source);
+      Kept entry = bySecret.get(source);
       if (entry != null && entry.goneAt() == null) {
         bySecret.put(
-            source, new Entry(entry.uid(), entry.resourceVersion(), entry.credentials(), now));
+            source, new Kept(entry.uid(), entry.resourceVersion(), entry.credentials(), now));
       }
     }
 
