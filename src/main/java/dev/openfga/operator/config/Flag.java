@@ -5,7 +5,7 @@ import java.util.Locale;
 /**
  * Every command-line flag of the operator, with its environment fallback, its default and its
  * meaning. This is the one list of flags: the command line ({@link Cli}), {@code --help} and the
- * README table are all made from it.
+ * reference table (docs/reference.md) are all made from it.
  */
 public enum Flag {
   WATCH_NAMESPACE(
@@ -158,7 +158,8 @@ public enum Flag {
   }
 
   /**
-   * The flags as a Markdown table (flag, environment variable, default, meaning), for the README.
+   * The flags as a Markdown table (flag, environment variable, default, meaning), for
+   * docs/reference.md.
    */
   public static String markdownTable() {
     StringBuilder table =

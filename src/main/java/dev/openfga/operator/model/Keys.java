@@ -2,7 +2,8 @@ package dev.openfga.operator.model;
 
 /**
  * Every label, annotation, condition, reason and data key the operator reads or writes. The
- * spelling is upstream's (openfga/helm-charts PR #346) and part of the contract: see the README.
+ * spelling is upstream's (openfga/helm-charts PR #346) and part of the contract: see
+ * docs/reference.md.
  */
 public final class Keys {
   private Keys() {}

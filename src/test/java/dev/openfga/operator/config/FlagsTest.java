@@ -741,13 +741,13 @@ class FlagsTest {
   }
 
   @Test
-  void readmeFlagTableMatchesTheCode() throws IOException {
-    Path readme = Path.of("README.md");
-    String text = Files.exists(readme) ? Files.readString(readme) : "";
+  void referenceFlagTableMatchesTheCode() throws IOException {
+    Path reference = Path.of("docs", "reference.md");
+    String text = Files.exists(reference) ? Files.readString(reference) : "";
     String start = "<!-- flags:start -->\n";
     String end = "<!-- flags:end -->";
     assertThat(text)
-        .as("README.md has the flag table between " + start.strip() + " and " + end)
+        .as("docs/reference.md has the flag table between " + start.strip() + " and " + end)
         .contains(start, end);
 
     String table = text.substring(text.indexOf(start) + start.length(), text.indexOf(end));
