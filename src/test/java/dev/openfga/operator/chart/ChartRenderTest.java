@@ -473,9 +473,9 @@ class ChartRenderTest {
             "kubectl get configmaps -n openfga -l app.kubernetes.io/managed-by=openfga-operator")
         .contains("kubectl get jobs -n openfga -l app.kubernetes.io/managed-by=openfga-operator")
         .contains("datastore.applyMigrations=false")
-        .contains("annotations.\"openfga\\.dev/migration-enabled\"=\"true\"")
+        .contains("--set-string 'annotations.openfga\\.dev/migration-enabled=true'")
         .contains("MigrationFailed")
-        .contains("<name>-migration-status")
+        .contains("openfga-migration-status")
         .contains("the later of the cooldown (60s) and the")
         .contains("failed Job's retention (300s after it finished)")
         .contains("get lease openfga-operator-leader");
@@ -483,7 +483,8 @@ class ChartRenderTest {
     assertThat(
             chart().values("watchNamespace: openfga\nstoresAndModels: {enabled: true}\n").notes())
         .contains(
-            "kubectl -n <ns> annotate secret <secret> openfga.dev/openfga-url=<openfgaRef.url>");
+            "kubectl -n openfga annotate secret openfga-api"
+                + " openfga.dev/openfga-url=http://openfga.openfga.svc:8080");
     // a dry run takes no Lease: the notes do not send anyone looking for one
     assertThat(chart().values("watchNamespace: openfga\ndryRun: true\n").notes())
         .doesNotContain("get lease");

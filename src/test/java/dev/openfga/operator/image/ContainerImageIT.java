@@ -143,6 +143,19 @@ class ContainerImageIT {
   }
 
   @Test
+  void theEntrypointTakesTheStatusSubcommandFromTheContainersArguments() throws IOException {
+    // what the kubectl plugin and the README's kubectl run give the image: args ["status", ...]
+    assumeRunnableHere();
+
+    Result help = run(throughTheLoader(entrypoint("status", "--help"), List.of()));
+    assertThat(help.exitCode()).as(help.output()).isZero();
+    assertThat(help.output()).contains("Usage: openfga-operator status");
+
+    Result usage = run(throughTheLoader(entrypoint("status", "--no-such-flag"), List.of()));
+    assertThat(usage.exitCode()).as(usage.output()).isEqualTo(2);
+  }
+
+  @Test
   void startsFromTheAotCacheItWasTrainedWith() throws IOException {
     assumeRunnableHere();
     assumeTrue(isJava25OrNewer(), "an AOT cache needs Java 25");
