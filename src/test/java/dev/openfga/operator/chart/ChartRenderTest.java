@@ -452,6 +452,16 @@ class ChartRenderTest {
   }
 
   @Test
+  void imageDigestWinsOverTheTagAndIsUsedInTheNotes() {
+    String digest = "sha256:" + "0123456789abcdef".repeat(4);
+    var chart = chart().values("image:\n  tag: v9\n  digest: " + digest + "\n");
+
+    assertThat(chart.render().operator().getImage())
+        .isEqualTo("ghcr.io/openfga/openfga-operator@" + digest);
+    assertThat(chart.notes()).contains("The image ghcr.io/openfga/openfga-operator@" + digest + " ");
+  }
+
+  @Test
   void longReleaseNamesAreCutToADnsLabel() {
     String release = "long-release-" + "x".repeat(40); // Helm's maximum: 53 characters
     var manifests = chart().release(release).render();
