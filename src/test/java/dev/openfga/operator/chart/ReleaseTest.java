@@ -3,6 +3,8 @@ package dev.openfga.operator.chart;
 import static dev.openfga.operator.chart.OperatorChart.chart;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.core.type.TypeReference;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,14 +20,16 @@ import org.w3c.dom.Document;
 
 /**
  * What the release workflow ({@code .github/workflows/release.yml}) publishes for the canonical
- * repository (the pom's {@code release.owner}) is what the chart installs by default and what the
- * docs tell people to install.
+ * repository (the pom's {@code release.owner}) is what the chart installs by default, what its
+ * Artifact Hub annotations announce and what the docs tell people to install.
  */
 class ReleaseTest {
   private static final Path WORKFLOW = Path.of(".github", "workflows", "release.yml");
 
   /** How the workflow names the registry namespace: the repository's owner, lower-cased. */
   private static final String OWNER = "${GITHUB_REPOSITORY_OWNER,,}";
+
+  private static final TypeReference<List<Map<String, Object>>> LIST = new TypeReference<>() {};
 
   @Test
   void theChartsDefaultImageIsTheOneTheWorkflowPublishesForTheCanonicalOwner() throws Exception {
@@ -53,6 +57,52 @@ class ReleaseTest {
     assertThat(chartYaml().get("version")).isEqualTo(version);
     assertThat(chartYaml().get("appVersion")).isEqualTo(version);
     assertThat(Files.readString(Path.of("CHANGELOG.md"))).contains("\n## [" + version + "] - ");
+  }
+
+  @Test
+  void artifactHubImagesIsTheDefaultImage() throws Exception {
+    List<Map<String, Object>> images = annotation("artifacthub.io/images");
+
+    assertThat(images)
+        .containsExactly(
+            Map.of("name", "openfga-operator", "image", chart().render().operator().getImage()));
+  }
+
+  @Test
+  void artifactHubCrdsAreTheChartsCrds() throws Exception {
+    var crds =
+        chart()
+            .values("storesAndModels:\n  enabled: true\n")
+            .render()
+            .all(CustomResourceDefinition.class);
+
+    assertThat(annotation("artifacthub.io/crds"))
+        .extracting(c -> c.get("kind") + " " + c.get("name") + " " + c.get("version"))
+        .containsExactlyInAnyOrderElementsOf(
+            crds.stream()
+                .map(
+                    c ->
+                        c.getSpec().getNames().getKind()
+                            + " "
+                            + c.getMetadata().getName()
+                            + " "
+                            + c.getSpec().getVersions().get(0).getName())
+                .toList())
+        .hasSize(2);
+    assertThat(annotation("artifacthub.io/crds"))
+        .allSatisfy(c -> assertThat(c.get("description")).asString().isNotBlank());
+  }
+
+  @Test
+  void artifactHubChangesUseItsKinds() throws Exception {
+    assertThat(annotation("artifacthub.io/changes"))
+        .isNotEmpty()
+        .allSatisfy(
+            c -> {
+              assertThat(c.get("kind"))
+                  .isIn("added", "changed", "deprecated", "removed", "fixed", "security");
+              assertThat(c.get("description")).asString().isNotBlank();
+            });
   }
 
   @Test
@@ -108,5 +158,13 @@ class ReleaseTest {
   private static Map<String, Object> values() throws IOException {
     return OperatorChart.YAML.readValue(
         OperatorChart.DIR.resolve("values.yaml").toFile(), OperatorChart.MAP);
+  }
+
+  /** An annotation of Chart.yaml that holds a YAML list (Artifact Hub's form). */
+  @SuppressWarnings("unchecked")
+  private static List<Map<String, Object>> annotation(String name) throws IOException {
+    var annotations = (Map<String, String>) chartYaml().get("annotations");
+    assertThat(annotations).containsKey(name);
+    return OperatorChart.YAML.readValue(annotations.get(name), LIST);
   }
 }
