@@ -5,7 +5,7 @@
 # Without a Docker engine, build the same layout with Jib: ./mvnw -Pimage package (docs/image.md).
 #
 # Base images are pinned to exact versions here; the release workflow (.github/workflows/
-# release-image.yml) resolves each to its digest and passes `--build-arg NAME=image:tag@sha256:...`,
+# release.yml) resolves each to its digest and passes `--build-arg NAME=image:tag@sha256:...`,
 # so a published image names exactly what it was built from. distroless publishes no version tags,
 # only `nonroot`: the digest is its pin.
 ARG MAVEN_IMAGE=maven:3.9.11-eclipse-temurin-25

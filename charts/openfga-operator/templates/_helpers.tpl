@@ -71,10 +71,15 @@ otherwise serviceAccount.name, which must then be given.
 {{- end }}
 
 {{/*
-The image: repository:tag, the tag defaulting to the chart's appVersion.
+The image: repository@digest when image.digest is set (the tag is then not used), else
+repository:tag, the tag defaulting to the chart's appVersion.
 */}}
 {{- define "openfga-operator.image" -}}
+{{- if .Values.image.digest }}
+{{- printf "%s@%s" .Values.image.repository .Values.image.digest }}
+{{- else }}
 {{- printf "%s:%s" .Values.image.repository (.Values.image.tag | default .Chart.AppVersion | toString) }}
+{{- end }}
 {{- end }}
 
 {{/*

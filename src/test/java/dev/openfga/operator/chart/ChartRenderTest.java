@@ -92,7 +92,7 @@ class ChartRenderTest {
     var pod = deployment.getSpec().getTemplate().getSpec();
     assertThat(pod.getServiceAccountName()).isEqualTo("openfga-operator");
     var container = manifests.operator();
-    assertThat(container.getImage()).isEqualTo("ghcr.io/openfga/openfga-operator:0.1.0");
+    assertThat(container.getImage()).isEqualTo("ghcr.io/openfga-operator/openfga-operator:0.1.0");
     assertThat(container.getImagePullPolicy()).isEqualTo("IfNotPresent");
     assertThat(container.getArgs())
         .containsExactly(
@@ -448,7 +448,18 @@ class ChartRenderTest {
   @Test
   void imageTagDefaultsToTheAppVersionAndCanBeSet() {
     assertThat(chart().values("image:\n  tag: v9\n").render().operator().getImage())
-        .isEqualTo("ghcr.io/openfga/openfga-operator:v9");
+        .isEqualTo("ghcr.io/openfga-operator/openfga-operator:v9");
+  }
+
+  @Test
+  void imageDigestWinsOverTheTagAndIsUsedInTheNotes() {
+    String digest = "sha256:" + "0123456789abcdef".repeat(4);
+    var chart = chart().values("image:\n  tag: v9\n  digest: " + digest + "\n");
+
+    assertThat(chart.render().operator().getImage())
+        .isEqualTo("ghcr.io/openfga-operator/openfga-operator@" + digest);
+    assertThat(chart.notes())
+        .contains("The image ghcr.io/openfga-operator/openfga-operator@" + digest + " ");
   }
 
   @Test

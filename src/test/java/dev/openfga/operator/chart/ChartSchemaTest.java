@@ -45,6 +45,9 @@ class ChartSchemaTest {
           image: {pullPolicy: Sometimes}                     | image.pullPolicy: image.pullPolicy must be one of the following
           image: {repository: ""}                            | image.repository: String length must be greater than or equal to 1
           image: {tag: 1.2}                                  | image.tag: Invalid type. Expected: string, given: number
+          image: {digest: latest}                            | image.digest: Does not match pattern
+          image: {digest: "sha256:abc123"}                   | image.digest: Does not match pattern
+          image: {digest: "sha256:ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789"} | image.digest: Does not match pattern
           imagePullSecrets: [regcred]                        | imagePullSecrets.0: Invalid type. Expected: object, given: string
           serviceAccount: {create: "yes"}                    | serviceAccount.create: Invalid type. Expected: boolean, given: string
           watchNamespace: Team_A                             | watchNamespace: Does not match pattern
@@ -98,7 +101,8 @@ class ChartSchemaTest {
         "resources: {}",
         "resources: {requests: {cpu: 0.5, memory: 1Gi}}",
         "securityContext: {}",
-        "image: {tag: v1.2.3}"
+        "image: {tag: v1.2.3}",
+        "image: {digest: \"sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\"}"
       })
   void valuesAParentChartOrAUserMaySetAreAccepted(String values) {
     assertThat(chart().values(values + "\n").render().deployment()).isNotNull();
