@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.openfga.operator.controller.OperatorClient;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -51,12 +52,19 @@ class CrashIT {
     // migration 006 of v1.10.0 changes the indexes of "tuple": it waits while the table is locked
     try (Postgres.Lock lock = postgres.lockTable(db, "tuple")) {
       openfga.setVersion(Binaries.NEW_OPENFGA);
-      await().atMost(Duration.ofMinutes(1)).until(() -> openfga.migrating(Binaries.NEW_OPENFGA));
-      String running = openfga.job().getMetadata().getUid();
+      String running =
+          await()
+              .atMost(Duration.ofMinutes(1))
+              .until(openfga::job, j -> OpenFgaView.migrating(j, Binaries.NEW_OPENFGA))
+              .getMetadata()
+              .getUid();
       first.kill();
       restarted = cluster.startOperator(install, "operator-1");
-      ControlPlane.sleep(Duration.ofSeconds(3)); // time enough to do something wrong
-      assertThat(openfga.job().getMetadata().getUid()).isEqualTo(running);
+      // a negative assertion: time enough to do something wrong
+      ControlPlane.sleep(Duration.ofSeconds(3));
+      Job job = openfga.job();
+      assertThat(job).as("the running migration's Job after the restart").isNotNull();
+      assertThat(job.getMetadata().getUid()).isEqualTo(running);
       // v1.8.16's run, and the one v1.10.0 run that still waits for the lock: no second one
       List<TestKubelet.Run> runs =
           cluster.kubelet().migrateRuns(cluster.namespace(), openfga.jobName());
@@ -161,9 +169,9 @@ class CrashIT {
           return true;
         }
         if (done.call()) {
-          // converged; a last write (the closing Event) may still be under way
-          ControlPlane.sleep(Duration.ofSeconds(1));
-          if (!operator.isAlive()) {
+          // converged; a last write (the closing Event) may still be under way: up to 1 s for
+          // the halt after it
+          if (operator.waitForExit(Duration.ofSeconds(1)) != -1) {
             return true;
           }
           operator.kill();
@@ -185,7 +193,7 @@ class CrashIT {
   private static boolean failed(OpenFgaView openfga) {
     return openfga
         .condition("MigrationFailed")
-        .map(c -> c.getStatus().equals("True"))
+        .map(c -> "True".equals(c.getStatus()))
         .orElse(false);
   }
 
