@@ -62,6 +62,7 @@ class ConnectionKeeperIT {
                 assertThat(operator.log())
                     .contains("GET /version answered: sent every 300 ms")
                     .doesNotContain("GET /version failed"));
+    // a negative assertion: five more periods, and still no failed GET /version
     Thread.sleep(1500);
     assertThat(operator.log()).doesNotContain("GET /version failed");
     assertThat(operator.isAlive()).isTrue();

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.openfga.operator.controller.OperatorClient;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -51,12 +53,19 @@ class CrashIT {
     // migration 006 of v1.10.0 changes the indexes of "tuple": it waits while the table is locked
     try (Postgres.Lock lock = postgres.lockTable(db, "tuple")) {
       openfga.setVersion(Binaries.NEW_OPENFGA);
-      await().atMost(Duration.ofMinutes(1)).until(() -> openfga.migrating(Binaries.NEW_OPENFGA));
-      String running = openfga.job().getMetadata().getUid();
+      String running =
+          await()
+              .atMost(Duration.ofMinutes(1))
+              .until(openfga::job, j -> OpenFgaView.migrating(j, Binaries.NEW_OPENFGA))
+              .getMetadata()
+              .getUid();
       first.kill();
       restarted = cluster.startOperator(install, "operator-1");
-      ControlPlane.sleep(Duration.ofSeconds(3)); // time enough to do something wrong
-      assertThat(openfga.job().getMetadata().getUid()).isEqualTo(running);
+      // a negative assertion: time enough to do something wrong
+      ControlPlane.sleep(Duration.ofSeconds(3));
+      Job job = openfga.job();
+      assertThat(job).as("the running migration's Job after the restart").isNotNull();
+      assertThat(job.getMetadata().getUid()).isEqualTo(running);
       // v1.8.16's run, and the one v1.10.0 run that still waits for the lock: no second one
       List<TestKubelet.Run> runs =
           cluster.kubelet().migrateRuns(cluster.namespace(), openfga.jobName());
@@ -101,18 +110,7 @@ class CrashIT {
       String name = "crash-f" + k;
       OpenFgaView openfga =
           install(name, db.ownerUri().replace(db.password(), "wrong-" + db.password()));
-      boolean crashed =
-          crashAfterWrite(
-              k,
-              openfga,
-              () -> {
-                // once the failure is on record, the database is made reachable: the retry
-                // (after the cooldown) succeeds
-                if (failed(openfga)) {
-                  fixPassword(name, db);
-                }
-                return converged(openfga);
-              });
+      boolean crashed = crashAfterWrite(k, openfga, () -> convergedAfterTheFix(openfga, name, db));
       if (!crashed) {
         assertThat(k).as("write points of a failure and its retry").isGreaterThan(8);
         return;
@@ -121,13 +119,7 @@ class CrashIT {
       await()
           .atMost(Duration.ofMinutes(1))
           .alias("after a crash right after write " + k)
-          .until(
-              () -> {
-                if (failed(openfga)) {
-                  fixPassword(name, db);
-                }
-                return converged(openfga);
-              });
+          .until(() -> convergedAfterTheFix(openfga, name, db));
       List<TestKubelet.Run> runs =
           cluster.kubelet().migrateRuns(cluster.namespace(), openfga.jobName());
       assertThat(runs).as("migrate runs after a crash right after write %d", k).hasSize(2);
@@ -161,9 +153,9 @@ class CrashIT {
           return true;
         }
         if (done.call()) {
-          // converged; a last write (the closing Event) may still be under way
-          ControlPlane.sleep(Duration.ofSeconds(1));
-          if (!operator.isAlive()) {
+          // converged; a last write (the closing Event) may still be under way: up to 1 s for
+          // the halt after it
+          if (operator.waitForExit(Duration.ofSeconds(1)) != -1) {
             return true;
           }
           operator.kill();
@@ -182,11 +174,24 @@ class CrashIT {
         && Integer.valueOf(2).equals(openfga.replicas());
   }
 
-  private static boolean failed(OpenFgaView openfga) {
-    return openfga
-        .condition("MigrationFailed")
-        .map(c -> c.getStatus().equals("True"))
-        .orElse(false);
+  /**
+   * {@link #converged} for a failure and its retry: once the failure is on record, the database is
+   * made reachable, and the retry (after the cooldown) succeeds. One read of the Deployment serves
+   * both looks.
+   */
+  private static boolean convergedAfterTheFix(
+      OpenFgaView openfga, String name, Postgres.Database db) {
+    Deployment d = openfga.deployment();
+    boolean failed =
+        OpenFgaView.condition(d, "MigrationFailed")
+            .map(c -> "True".equals(c.getStatus()))
+            .orElse(false);
+    if (failed) {
+      fixPassword(name, db);
+    }
+    return Binaries.OLD_OPENFGA.equals(openfga.recordedVersion())
+        && d != null
+        && Integer.valueOf(2).equals(d.getSpec().getReplicas());
   }
 
   private static final java.util.Set<String> FIXED =

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.openfga.operator.status.StatusCommand;
 import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentCondition;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import java.io.PrintWriter;
@@ -15,6 +16,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -60,7 +62,7 @@ class FailureIT {
     Instant retryAfter;
     try {
       openfga.setVersion(Binaries.NEW_OPENFGA);
-      DeploymentCondition failed = awaitFailed(openfga);
+      DeploymentCondition failed = awaitFailed(openfga).condition();
       assertThat(failed.getMessage())
           .startsWith("Database migration failed for version v1.10.0. Check migration job logs.")
           .contains("exit code 1")
@@ -68,22 +70,26 @@ class FailureIT {
           // cobra's usage text that follows the error is left out
           .doesNotContain("Usage:", "--datastore-engine");
       // the Deployment controller's conditions are still there, next to the operator's
-      assertThat(openfga.condition("Available"))
+      Deployment deployment = openfga.deployment();
+      assertThat(OpenFgaView.condition(deployment, "Available"))
           .hasValueSatisfying(c -> assertThat(c.getStatus()).isEqualTo("True"));
-      assertThat(openfga.condition("Progressing")).isPresent();
+      assertThat(OpenFgaView.condition(deployment, "Progressing")).isPresent();
       Event warning = openfga.events("MigrationFailed").get(0);
       assertThat(warning.getType()).isEqualTo("Warning");
       assertThat(warning.getMessage()).contains("exit code 1").contains("Error: ");
-      retryAfter = Instant.parse(openfga.annotation("openfga.dev/migration-retry-after"));
+      retryAfter =
+          Instant.parse(OpenFgaView.annotation(deployment, "openfga.dev/migration-retry-after"));
     } finally {
       postgres.restart();
     }
 
-    await()
-        .atMost(Duration.ofMinutes(2))
-        .untilAsserted(() -> assertThat(openfga.recordedVersion()).isEqualTo(Binaries.NEW_OPENFGA));
+    // the retry's Job, read as soon as its run is recorded: its 5 s TTL may delete it soon after
+    Job retry =
+        await()
+            .atMost(Duration.ofMinutes(2))
+            .until(() -> openfga.jobOnceRecorded(Binaries.NEW_OPENFGA), Objects::nonNull);
     assertThat(postgres.schemaRevision(db)).isEqualTo(6);
-    Instant retried = Instant.parse(openfga.job().getMetadata().getCreationTimestamp());
+    Instant retried = Instant.parse(retry.getMetadata().getCreationTimestamp());
     assertThat(retried).isAfterOrEqualTo(retryAfter);
     // the first install, the failed attempt and exactly one retry
     assertThat(cluster.kubelet().migrateRuns(cluster.namespace(), openfga.jobName())).hasSize(3);
@@ -101,7 +107,7 @@ class FailureIT {
     Postgres.Database db = cluster.postgres().createDatabase("badpassword");
     OpenFgaView openfga =
         install("badpassword", db.ownerUri().replace(db.password(), "not-the-password"), 0, 2);
-    DeploymentCondition failed = awaitFailed(openfga);
+    DeploymentCondition failed = awaitFailed(openfga).condition();
     assertThat(failed.getMessage())
         .contains("exit code 1")
         .contains("password authentication failed for user \"" + db.owner() + "\"");
@@ -115,7 +121,7 @@ class FailureIT {
     // "%zz" is no URL escape: openfga migrate prints the whole URI in its error
     String uri = db.ownerUri().replace(db.password(), "open%zz" + db.password());
     OpenFgaView openfga = install("malformed", uri);
-    DeploymentCondition failed = awaitFailed(openfga);
+    Failed failed = awaitFailed(openfga);
     // what `openfga-operator status` shows at 2 a.m., read from the real API server: the Job
     // controller's failed Job (kept 5 s here), the operator's Warning among the namespace's Events
     await()
@@ -148,14 +154,14 @@ class FailureIT {
         .contains("malformed")
         .contains("MigrationFailed")
         .doesNotContain(db.password());
-    assertThat(failed.getMessage())
+    assertThat(failed.condition().getMessage())
         .contains("invalid database uri")
         .contains("postgres://" + db.owner() + ":***@")
         .doesNotContain(db.password());
     assertThat(openfga.events("MigrationFailed").get(0).getMessage())
         .contains("invalid database uri")
         .doesNotContain(db.password());
-    assertThat(openfga.job().getMetadata().getAnnotations().get("openfga.dev/failure-evidence"))
+    assertThat(failed.job().getMetadata().getAnnotations().get("openfga.dev/failure-evidence"))
         .contains("invalid database uri")
         .doesNotContain(db.password());
   }
@@ -167,13 +173,15 @@ class FailureIT {
     // ("invalid port \":Xk9vQ2\" after host"), with no '@' left to find the user info by
     String uri = db.ownerUri().replace(db.password(), "Xk9vQ2#" + db.password());
     OpenFgaView openfga = install("hashpass", uri);
-    DeploymentCondition failed = awaitFailed(openfga);
+    Failed failed = awaitFailed(openfga);
 
-    assertThat(failed.getMessage()).contains("invalid port \"***\"").doesNotContain("Xk9vQ2");
+    assertThat(failed.condition().getMessage())
+        .contains("invalid port \"***\"")
+        .doesNotContain("Xk9vQ2");
     assertThat(openfga.events("MigrationFailed").get(0).getMessage())
         .contains("invalid port")
         .doesNotContain("Xk9vQ2");
-    assertThat(openfga.job().getMetadata().getAnnotations().get("openfga.dev/failure-evidence"))
+    assertThat(failed.job().getMetadata().getAnnotations().get("openfga.dev/failure-evidence"))
         .contains("invalid port")
         .doesNotContain("Xk9vQ2");
   }
@@ -185,7 +193,7 @@ class FailureIT {
     cluster.startOperator(cluster.installOperator(ns, VALUES), "operator-nolog");
     Postgres.Database db = cluster.postgres().createDatabase("nolog");
     OpenFgaView openfga = install(ns, "nolog", db.ownerUri().replace(db.password(), "wrong"), 0, 2);
-    DeploymentCondition failed = awaitFailed(openfga);
+    DeploymentCondition failed = awaitFailed(openfga).condition();
     assertThat(failed.getMessage())
         .contains("exit code 1")
         .contains("could not be read (HTTP 500)");
@@ -218,10 +226,9 @@ class FailureIT {
     Postgres.Database db = cluster.postgres().createDatabase("nodb");
     OpenFgaView openfga =
         install("nodb", db.ownerUri().replace("/" + db.name() + "?", "/no_such_db?"), 0, 2);
-    awaitFailed(openfga);
-    assertThat(openfga.condition("MigrationFailed").orElseThrow().getMessage())
-        .contains("database \"no_such_db\" does not exist");
-    String firstJob = openfga.job().getMetadata().getUid();
+    Failed failed = awaitFailed(openfga);
+    assertThat(failed.condition().getMessage()).contains("database \"no_such_db\" does not exist");
+    String firstJob = failed.job().getMetadata().getUid();
     Instant retryAfter = Instant.parse(openfga.annotation("openfga.dev/migration-retry-after"));
     // the operator keeps retrying, one Job at a time, never before the recorded time
     Job retry =
@@ -252,7 +259,13 @@ class FailureIT {
         uri);
   }
 
-  private static DeploymentCondition awaitFailed(OpenFgaView openfga) {
+  /**
+   * The condition MigrationFailed, read once the failure is complete, and the failed Job as the
+   * wait read it last (with its evidence: the Job is replaced after the cooldown).
+   */
+  private record Failed(DeploymentCondition condition, Job job) {}
+
+  private static Failed awaitFailed(OpenFgaView openfga) {
     await()
         .atMost(Duration.ofMinutes(2))
         .untilAsserted(
@@ -264,16 +277,18 @@ class FailureIT {
     await()
         .atMost(Duration.ofSeconds(10))
         .until(() -> !openfga.events("MigrationFailed").isEmpty());
-    await()
-        .atMost(Duration.ofSeconds(30))
-        .until(
-            () -> {
-              Job job = openfga.job();
-              return openfga.annotation("openfga.dev/migration-retry-after") != null
-                  && job != null
-                  && job.getMetadata().getAnnotations() != null
-                  && job.getMetadata().getAnnotations().containsKey("openfga.dev/failure-evidence");
-            });
-    return openfga.condition("MigrationFailed").orElseThrow();
+    Job failedJob =
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .until(
+                openfga::job,
+                job ->
+                    job != null
+                        && job.getMetadata().getAnnotations() != null
+                        && job.getMetadata()
+                            .getAnnotations()
+                            .containsKey("openfga.dev/failure-evidence")
+                        && openfga.annotation("openfga.dev/migration-retry-after") != null);
+    return new Failed(openfga.condition("MigrationFailed").orElseThrow(), failedJob);
   }
 }

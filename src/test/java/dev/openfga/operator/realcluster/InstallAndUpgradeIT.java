@@ -5,6 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.DeletionPropagation;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import java.time.Duration;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -59,10 +61,11 @@ class InstallAndUpgradeIT {
                 assertThat(openfga.condition("Available"))
                     .hasValueSatisfying(c -> assertThat(c.getStatus()).isEqualTo("True")));
     assertThat(cluster.kubelet().migrateRuns(cluster.namespace(), openfga.jobName())).hasSize(1);
-    assertThat(openfga.job().getSpec().getTtlSecondsAfterFinished()).isEqualTo(300);
+    Job job = openfga.job();
+    assertThat(job.getSpec().getTtlSecondsAfterFinished()).isEqualTo(300);
     assertThat(openfga.events("MigrationSucceeded")).hasSize(1);
     // a 1.35 API server keeps the Job's podReplacementPolicy, and the operator says nothing of it
-    assertThat(openfga.job().getSpec().getPodReplacementPolicy()).isEqualTo("Failed");
+    assertThat(job.getSpec().getPodReplacementPolicy()).isEqualTo("Failed");
     assertThat(operator.log()).doesNotContain("dropped podReplacementPolicy");
   }
 
@@ -81,8 +84,9 @@ class InstallAndUpgradeIT {
     assertThat(cluster.kubelet().migrateRuns(cluster.namespace(), openfga.jobName())).hasSize(2);
     assertThat(cluster.kubelet().maxConcurrentMigrations(cluster.namespace(), openfga.jobName()))
         .isEqualTo(1);
-    assertThat(openfga.replicas()).isEqualTo(2);
-    assertThat(openfga.condition("MigrationFailed")).isEmpty();
+    Deployment deployment = openfga.deployment();
+    assertThat(deployment.getSpec().getReplicas()).isEqualTo(2);
+    assertThat(OpenFgaView.condition(deployment, "MigrationFailed")).isEmpty();
     // `openfga-operator status` after the upgrade, read from the real API server
     await()
         .atMost(Duration.ofSeconds(10))
@@ -121,7 +125,8 @@ class InstallAndUpgradeIT {
         .inNamespace(cluster.namespace())
         .withName("openfga")
         .scale(0);
-    // the operator looks at the Deployment (the scale and the controller's status are events)
+    // the operator looks at the Deployment (the scale and the controller's status are events):
+    // a negative assertion, time enough to scale it back up
     ControlPlane.sleep(java.time.Duration.ofSeconds(5));
     assertThat(openfga.replicas()).isZero();
     assertThat(openfga.statusConfigMap().getData()).doesNotContainKey("restoreReplicas");

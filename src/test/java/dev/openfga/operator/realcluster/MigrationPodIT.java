@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.openfga.operator.model.Keys;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
 import java.util.List;
@@ -41,12 +42,16 @@ class MigrationPodIT {
     cluster.kubelet().slowTermination(cluster.namespace(), terminating);
     try (Postgres.Lock lock = postgres.lockTable(db, "tuple")) {
       openfga.setVersion(Binaries.NEW_OPENFGA);
-      await().atMost(Duration.ofMinutes(1)).until(() -> openfga.migrating(Binaries.NEW_OPENFGA));
-      Pod first = pods(openfga).get(0);
+      Job job =
+          await()
+              .atMost(Duration.ofMinutes(1))
+              .until(openfga::job, j -> OpenFgaView.migrating(j, Binaries.NEW_OPENFGA));
+      Pod first = pods(job).get(0);
       // a drain: the pod is deleted while openfga migrate runs; it takes 20 s to stop
       client.resource(first).delete();
+      // a negative assertion: no second pod while the first one still terminates
       ControlPlane.sleep(terminating.minusSeconds(5));
-      assertThat(pods(openfga))
+      assertThat(pods(openfga.job()))
           .as("pods of the Job while the first one terminates")
           .extracting(p -> p.getMetadata().getName())
           .containsExactly(first.getMetadata().getName());
@@ -54,11 +59,13 @@ class MigrationPodIT {
       await()
           .atMost(Duration.ofMinutes(1))
           .until(
-              () ->
-                  pods(openfga).stream()
+              () -> pods(openfga.job()),
+              now ->
+                  !now.isEmpty()
+                      && now.stream()
                           .noneMatch(
-                              p -> p.getMetadata().getName().equals(first.getMetadata().getName()))
-                      && !pods(openfga).isEmpty());
+                              p ->
+                                  p.getMetadata().getName().equals(first.getMetadata().getName())));
     }
     // once it is gone, the Job controller's replacement finishes the migration
     await()
@@ -83,21 +90,32 @@ class MigrationPodIT {
     cluster.kubelet().notReady(cluster.namespace());
     try (Postgres.Lock lock = postgres.lockTable(db, "tuple")) {
       openfga.setVersion(Binaries.NEW_OPENFGA);
+      // one read of the Job per look: the finished Job of OLD_OPENFGA is deleted meanwhile
       await()
           .atMost(Duration.ofMinutes(1))
           .until(
-              () ->
-                  openfga.job() != null
-                      && Integer.valueOf(1).equals(openfga.job().getStatus().getActive())
-                      && pods(openfga).stream()
-                          .anyMatch(p -> "Running".equals(p.getStatus().getPhase())));
-      String uid = openfga.job().getMetadata().getUid();
-      assertThat(openfga.job().getStatus().getReady()).isIn(null, 0);
+              openfga::job,
+              job ->
+                  job != null
+                      && job.getStatus() != null
+                      && Integer.valueOf(1).equals(job.getStatus().getActive())
+                      && pods(job).stream()
+                          .anyMatch(
+                              p ->
+                                  p.getStatus() != null
+                                      && "Running".equals(p.getStatus().getPhase())));
+      Job running = openfga.job();
+      assertThat(running).as("the running migration's Job").isNotNull();
+      String uid = running.getMetadata().getUid();
+      assertThat(running.getStatus().getReady()).isIn(null, 0);
       // a newer image while migrate to NEW_OPENFGA waits for the lock
       openfga.setVersion("v1.10.1");
+      // a negative assertion: time enough to interrupt the migration, which must not happen
       ControlPlane.sleep(Duration.ofSeconds(8));
-      assertThat(openfga.job().getMetadata().getUid()).isEqualTo(uid);
-      assertThat(openfga.job().getMetadata().getDeletionTimestamp()).isNull();
+      Job after = openfga.job();
+      assertThat(after).as("the running migration's Job, 8 s after the newer image").isNotNull();
+      assertThat(after.getMetadata().getUid()).isEqualTo(uid);
+      assertThat(after.getMetadata().getDeletionTimestamp()).isNull();
     } finally {
       cluster.kubelet().forget(cluster.namespace());
     }
@@ -107,8 +125,12 @@ class MigrationPodIT {
         .untilAsserted(() -> assertThat(postgres.schemaRevision(db)).isEqualTo(6));
   }
 
-  private static List<Pod> pods(OpenFgaView openfga) {
-    String uid = openfga.job().getMetadata().getUid();
+  /** The pods of a Job already read (none when it was gone). */
+  private static List<Pod> pods(Job job) {
+    if (job == null) {
+      return List.of();
+    }
+    String uid = job.getMetadata().getUid();
     return cluster
         .client()
         .pods()

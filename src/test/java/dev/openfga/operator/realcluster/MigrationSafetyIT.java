@@ -4,12 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.openfga.operator.model.Keys;
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.DeletionPropagation;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.time.Duration;
@@ -19,6 +21,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -56,6 +59,12 @@ class MigrationSafetyIT {
 
   private static String ns() {
     return cluster.namespace();
+  }
+
+  /** The data of the status record, read once (empty while there is none). */
+  private static Map<String, String> data(OpenFgaView view) {
+    ConfigMap record = view.statusConfigMap();
+    return record == null || record.getData() == null ? Map.of() : record.getData();
   }
 
   private static List<TestKubelet.Run> runs(OpenFgaView... views) {
@@ -105,8 +114,9 @@ class MigrationSafetyIT {
                     .allSatisfy(
                         v -> assertThat(v.recordedVersion()).isEqualTo(Binaries.NEW_OPENFGA)));
     assertThat(cluster.postgres().schemaRevision(db)).isEqualTo(6);
-    assertThat(runs(views)).hasSize(runs);
-    assertOneAtATime(runs(views));
+    List<TestKubelet.Run> all = runs(views);
+    assertThat(all).hasSize(runs);
+    assertOneAtATime(all);
   }
 
   /** No two migrate processes overlapped: each ended before the next one started. */
@@ -159,13 +169,15 @@ class MigrationSafetyIT {
             UpstreamOpenFga.fixture(ns(), "creds-split", Binaries.OLD_OPENFGA, 0, 1)
                 .annotation(Keys.MIGRATION_SECRET, "creds-split-migration"),
             db.uri(db.runtimeUser()));
-    await()
-        .atMost(MIGRATED)
-        .untilAsserted(() -> assertThat(split.recordedVersion()).isEqualTo(Binaries.OLD_OPENFGA));
+    // the Job, read as soon as its run is recorded: its 5 s TTL may delete it soon after
+    Job job =
+        await()
+            .atMost(MIGRATED)
+            .until(() -> split.jobOnceRecorded(Binaries.OLD_OPENFGA), Objects::nonNull);
     assertThat(postgres.schemaRevision(db)).isEqualTo(5);
-    assertThat(split.condition("MigrationFailed")).isEmpty();
+    Deployment deployment = split.deployment();
+    assertThat(OpenFgaView.condition(deployment, "MigrationFailed")).isEmpty();
 
-    Job job = split.job();
     List<EnvVar> env = job.getSpec().getTemplate().getSpec().getContainers().get(0).getEnv();
     assertThat(env)
         .filteredOn(e -> e.getValueFrom() != null && e.getValueFrom().getSecretKeyRef() != null)
@@ -177,7 +189,7 @@ class MigrationSafetyIT {
     assertThat(Serialization.asJson(job)).doesNotContain(db.ownerUri(), db.owner());
     // the server pods keep their own credentials (the runtime user's Secret)
     List<EnvVar> serverEnv =
-        split.deployment().getSpec().getTemplate().getSpec().getContainers().get(0).getEnv();
+        deployment.getSpec().getTemplate().getSpec().getContainers().get(0).getEnv();
     assertThat(serverEnv)
         .filteredOn(e -> Keys.URI_ENV.equals(e.getName()))
         .singleElement()
@@ -199,8 +211,9 @@ class MigrationSafetyIT {
     List<OpenFgaView> installed = installedOnOneDatabase(db, "shared-a", "shared-b");
     OpenFgaView a = installed.get(0);
     OpenFgaView b = installed.get(1);
-    assertThat(runs(a, b)).hasSize(2);
-    assertOneAtATime(runs(a, b));
+    List<TestKubelet.Run> installs = runs(a, b);
+    assertThat(installs).hasSize(2);
+    assertOneAtATime(installs);
 
     // migration 006 of v1.10.0 changes the indexes of "tuple": the first Job waits for the lock
     OpenFgaView first;
@@ -208,10 +221,16 @@ class MigrationSafetyIT {
     try (Postgres.Lock lock = postgres.lockTable(db, "tuple")) {
       a.setVersion(Binaries.NEW_OPENFGA);
       b.setVersion(Binaries.NEW_OPENFGA);
-      await()
-          .atMost(Duration.ofMinutes(1))
-          .until(() -> a.migrating(Binaries.NEW_OPENFGA) || b.migrating(Binaries.NEW_OPENFGA));
-      first = a.migrating(Binaries.NEW_OPENFGA) ? a : b;
+      // the one whose Job runs, as the wait saw it (each Job read once per look)
+      first =
+          await()
+              .atMost(Duration.ofMinutes(1))
+              .until(
+                  () ->
+                      a.migrating(Binaries.NEW_OPENFGA)
+                          ? a
+                          : b.migrating(Binaries.NEW_OPENFGA) ? b : null,
+                  Objects::nonNull);
       second = first == a ? b : a;
       OpenFgaView waiting = second;
       await()
@@ -238,7 +257,8 @@ class MigrationSafetyIT {
       // a restart in the middle: the new operator reads the rule from the Jobs themselves
       operator.kill();
       operator = cluster.startOperator(install, "operator-1");
-      ControlPlane.sleep(Duration.ofSeconds(4)); // time enough to do something wrong
+      // a negative assertion: time enough to do something wrong
+      ControlPlane.sleep(Duration.ofSeconds(4));
       assertThat(waiting.job()).isNull();
       assertThat(runs(a, b)).filteredOn(r -> r.ended() == null).hasSize(1);
     }
@@ -266,12 +286,13 @@ class MigrationSafetyIT {
                 .container(proxy)
                 .annotation(Keys.MIGRATION_SIDECARS, "db-proxy"),
             throughProxy);
-    await()
-        .atMost(MIGRATED)
-        .untilAsserted(() -> assertThat(openfga.recordedVersion()).isEqualTo(Binaries.OLD_OPENFGA));
+    // the Job, read as soon as its run is recorded: its 5 s TTL may delete it soon after
+    Job job =
+        await()
+            .atMost(MIGRATED)
+            .until(() -> openfga.jobOnceRecorded(Binaries.OLD_OPENFGA), Objects::nonNull);
     assertThat(postgres.schemaRevision(db)).isEqualTo(5);
 
-    Job job = openfga.job();
     var pod = job.getSpec().getTemplate();
     assertThat(pod.getSpec().getInitContainers())
         .singleElement()
@@ -318,6 +339,7 @@ class MigrationSafetyIT {
                           assertThat(e.getMessage())
                               .contains(Binaries.OLD_OPENFGA, "stays at " + Binaries.NEW_OPENFGA);
                         }));
+    // a negative assertion: time enough to run a Job or change the record
     ControlPlane.sleep(Duration.ofSeconds(3));
     assertThat(openfga.recordedVersion()).isEqualTo(Binaries.NEW_OPENFGA);
     assertThat(cluster.kubelet().migrateRuns(ns(), openfga.jobName())).hasSize(1);
@@ -344,9 +366,8 @@ class MigrationSafetyIT {
     await()
         .atMost(MIGRATED)
         .untilAsserted(
-            () ->
-                assertThat(openfga.statusConfigMap().getData())
-                    .containsEntry(Keys.DATA_HANDLED_REQUEST, first));
+            () -> assertThat(data(openfga)).containsEntry(Keys.DATA_HANDLED_REQUEST, first));
+    // a negative assertion: no further run
     ControlPlane.sleep(Duration.ofSeconds(3));
     assertThat(cluster.kubelet().migrateRuns(ns(), openfga.jobName())).hasSize(2);
 
@@ -356,6 +377,7 @@ class MigrationSafetyIT {
       await().atMost(Duration.ofMinutes(1)).until(() -> openfga.migrating(Binaries.NEW_OPENFGA));
       second = Instant.parse(first).plusSeconds(1).toString();
       openfga.annotate(Keys.MIGRATE_REQUESTED_AT, second);
+      // a negative assertion: time enough to interrupt the run or start another beside it
       ControlPlane.sleep(Duration.ofSeconds(3));
       // the running migration is not interrupted, and nothing runs beside it
       assertThat(cluster.kubelet().migrateRuns(ns(), openfga.jobName())).hasSize(3);
@@ -364,9 +386,10 @@ class MigrationSafetyIT {
         .atMost(MIGRATED)
         .untilAsserted(
             () ->
-                assertThat(openfga.statusConfigMap().getData())
+                assertThat(data(openfga))
                     .containsEntry(Keys.DATA_VERSION, Binaries.NEW_OPENFGA)
                     .containsEntry(Keys.DATA_HANDLED_REQUEST, second));
+    // a negative assertion: no further run
     ControlPlane.sleep(Duration.ofSeconds(3));
     List<TestKubelet.Run> runs = cluster.kubelet().migrateRuns(ns(), openfga.jobName());
     assertThat(runs).hasSize(4);
@@ -386,14 +409,18 @@ class MigrationSafetyIT {
 
     try (Postgres.Lock lock = postgres.lockTable(db, "tuple")) {
       a.setVersion(Binaries.NEW_OPENFGA);
-      await().atMost(Duration.ofMinutes(1)).until(() -> a.migrating(Binaries.NEW_OPENFGA));
+      String deletedUid =
+          await()
+              .atMost(Duration.ofMinutes(1))
+              .until(a::job, j -> OpenFgaView.migrating(j, Binaries.NEW_OPENFGA))
+              .getMetadata()
+              .getUid();
       String pod =
           cluster.kubelet().migrateRuns(ns(), a.jobName()).stream()
               .filter(r -> r.ended() == null)
               .map(TestKubelet.Run::pod)
               .findFirst()
               .orElseThrow();
-      String deletedUid = a.job().getMetadata().getUid();
       // `kubectl delete job --cascade=orphan`: the Job is gone, its pod runs openfga migrate on
       cluster
           .client()
@@ -406,7 +433,7 @@ class MigrationSafetyIT {
           .delete();
       await()
           .atMost(Duration.ofSeconds(30))
-          .until(() -> a.job() == null || !deletedUid.equals(a.job().getMetadata().getUid()));
+          .until(a::job, j -> j == null || !deletedUid.equals(j.getMetadata().getUid()));
       b.setVersion(Binaries.NEW_OPENFGA);
 
       for (OpenFgaView waiting : List.of(a, b)) {
@@ -421,7 +448,8 @@ class MigrationSafetyIT {
                                 m.contains("migration pod " + ns() + "/" + pod)
                                     && m.contains("has not stopped")));
       }
-      ControlPlane.sleep(Duration.ofSeconds(4)); // time enough to do something wrong
+      // a negative assertion: time enough to do something wrong
+      ControlPlane.sleep(Duration.ofSeconds(4));
       assertThat(a.job()).isNull();
       assertThat(b.job()).isNull();
       assertThat(runs(a, b)).filteredOn(r -> r.ended() == null).hasSize(1);
@@ -473,7 +501,8 @@ class MigrationSafetyIT {
                   assertThat(d.events("MigrationWaiting"))
                       .extracting(Event::getMessage)
                       .anyMatch(m -> m.contains("migration pod " + ns() + "/" + pod)));
-      ControlPlane.sleep(Duration.ofSeconds(4)); // time enough to do something wrong
+      // a negative assertion: time enough to do something wrong
+      ControlPlane.sleep(Duration.ofSeconds(4));
       assertThat(d.job()).isNull();
       assertThat(runs(c, d)).filteredOn(r -> r.ended() == null).hasSize(1);
       // once the pod has stopped, d's Job is created (and waits for the lock in the database)

@@ -32,7 +32,14 @@ record OpenFgaView(KubernetesClient client, String namespace, String name) {
   }
 
   Optional<DeploymentCondition> condition(String type) {
-    Deployment d = deployment();
+    return condition(deployment(), type);
+  }
+
+  /**
+   * The condition of a Deployment already read (or null: gone), so that one read serves several
+   * checks of the same state.
+   */
+  static Optional<DeploymentCondition> condition(Deployment d, String type) {
     if (d == null || d.getStatus() == null || d.getStatus().getConditions() == null) {
       return Optional.empty();
     }
@@ -57,9 +64,22 @@ record OpenFgaView(KubernetesClient client, String namespace, String name) {
     return client.batch().v1().jobs().inNamespace(namespace).withName(jobName()).get();
   }
 
+  /**
+   * The Job, read right after the record showed {@code version}; null before that (or when the Job
+   * is gone). For a look at the Job that ran the recorded migration: a short {@code
+   * ttlSecondsAfterFinished}, armed once the run is recorded, may delete it soon after.
+   */
+  Job jobOnceRecorded(String version) {
+    return version.equals(recordedVersion()) ? job() : null;
+  }
+
   /** The operator's Job for the version has a Ready pod: its {@code openfga migrate} runs. */
   boolean migrating(String version) {
-    Job job = job();
+    return migrating(job(), version);
+  }
+
+  /** {@link #migrating(String)} of a Job already read (or null: gone). */
+  static boolean migrating(Job job, String version) {
     return job != null
         && job.getMetadata().getAnnotations() != null
         && version.equals(job.getMetadata().getAnnotations().get("openfga.dev/desired-version"))
@@ -105,9 +125,14 @@ record OpenFgaView(KubernetesClient client, String namespace, String name) {
     return d == null ? null : d.getSpec().getReplicas();
   }
 
-  /** An annotation of the Deployment, or null. */
+  /** An annotation of the Deployment, or null (also when the Deployment is gone). */
   String annotation(String key) {
-    Map<String, String> annotations = deployment().getMetadata().getAnnotations();
+    return annotation(deployment(), key);
+  }
+
+  /** An annotation of a Deployment already read, or null. */
+  static String annotation(Deployment d, String key) {
+    Map<String, String> annotations = d == null ? null : d.getMetadata().getAnnotations();
     return annotations == null ? null : annotations.get(key);
   }
 

@@ -6,9 +6,11 @@ import static org.awaitility.Awaitility.await;
 import dev.openfga.operator.testing.Fixtures;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -44,9 +46,7 @@ class OwnershipIT {
                     client, cluster.namespace(), "legacy", Binaries.OLD_OPENFGA))
             .create();
     OpenFgaView openfga = new OpenFgaView(client, cluster.namespace(), "legacy");
-    await()
-        .atMost(Duration.ofMinutes(1))
-        .until(() -> openfga.job().getStatus().getSucceeded(), s -> s != null && s == 1);
+    await().atMost(Duration.ofMinutes(1)).until(openfga::job, OwnershipIT::succeeded);
 
     // the switch to operator mode: same release, migrations handed to the operator
     client
@@ -57,8 +57,9 @@ class OwnershipIT {
     await()
         .atMost(Duration.ofMinutes(1))
         .untilAsserted(() -> assertThat(openfga.recordedVersion()).isEqualTo(Binaries.OLD_OPENFGA));
-    assertThat(openfga.job().getMetadata().getUid()).isNotEqualTo(hook.getMetadata().getUid());
-    assertThat(openfga.job().getMetadata().getLabels())
+    Job own = openfga.job();
+    assertThat(own.getMetadata().getUid()).isNotEqualTo(hook.getMetadata().getUid());
+    assertThat(own.getMetadata().getLabels())
         .containsEntry("app.kubernetes.io/managed-by", "openfga-operator");
     assertThat(openfga.events("LegacyHookJobAdopted")).hasSize(1);
     assertThat(cluster.kubelet().migrateRuns(cluster.namespace(), openfga.jobName())).hasSize(2);
@@ -82,9 +83,7 @@ class OwnershipIT {
         .resource(
             UpstreamOpenFga.hookJob(client, cluster.namespace(), "hook", Binaries.OLD_OPENFGA))
         .create();
-    await()
-        .atMost(Duration.ofMinutes(1))
-        .until(() -> openfga.job().getStatus().getSucceeded(), n -> n != null && n == 1);
+    await().atMost(Duration.ofMinutes(1)).until(openfga::job, OwnershipIT::succeeded);
     client.batch().v1().jobs().inNamespace(cluster.namespace()).withName("hook-migrate").delete();
     await().atMost(Duration.ofMinutes(1)).until(() -> openfga.job() == null);
     Job running;
@@ -97,16 +96,24 @@ class OwnershipIT {
               .create();
       await()
           .atMost(Duration.ofMinutes(1))
-          .until(() -> openfga.job().getStatus().getReady(), n -> n != null && n == 1);
+          .until(
+              openfga::job,
+              j ->
+                  j != null
+                      && j.getStatus() != null
+                      && Integer.valueOf(1).equals(j.getStatus().getReady()));
       client
           .resource(
               UpstreamOpenFga.operatorMode(
                   client, cluster.namespace(), "hook", Binaries.NEW_OPENFGA, 1, null))
           .create();
-      ControlPlane.sleep(Duration.ofSeconds(5)); // time enough to do something wrong
+      // a negative assertion: time enough to do something wrong
+      ControlPlane.sleep(Duration.ofSeconds(5));
       // still Helm's Job, still running: never interrupted mid-migration
-      assertThat(openfga.job().getMetadata().getUid()).isEqualTo(running.getMetadata().getUid());
-      assertThat(openfga.job().getMetadata().getDeletionTimestamp()).isNull();
+      Job now = openfga.job();
+      assertThat(now).as("Helm's running Job").isNotNull();
+      assertThat(now.getMetadata().getUid()).isEqualTo(running.getMetadata().getUid());
+      assertThat(now.getMetadata().getDeletionTimestamp()).isNull();
     }
     await()
         .atMost(Duration.ofMinutes(1))
@@ -164,15 +171,16 @@ class OwnershipIT {
     Job foreign =
         client.resource(Fixtures.foreignJob(cluster.namespace(), "handmade-migrate")).create();
     OpenFgaView openfga = deploy("handmade");
-    await()
-        .atMost(Duration.ofMinutes(1))
-        .until(() -> !openfga.events("MigrationJobConflict").isEmpty());
-    assertThat(openfga.events("MigrationJobConflict").get(0).getType()).isEqualTo("Warning");
-    await()
-        .atMost(Duration.ofMinutes(1))
-        .until(() -> openfga.job().getStatus().getSucceeded(), n -> n != null && n == 1);
-    ControlPlane.sleep(Duration.ofSeconds(3)); // time enough to do something wrong
+    List<Event> conflicts =
+        await()
+            .atMost(Duration.ofMinutes(1))
+            .until(() -> openfga.events("MigrationJobConflict"), events -> !events.isEmpty());
+    assertThat(conflicts.get(0).getType()).isEqualTo("Warning");
+    await().atMost(Duration.ofMinutes(1)).until(openfga::job, OwnershipIT::succeeded);
+    // a negative assertion: time enough to do something wrong
+    ControlPlane.sleep(Duration.ofSeconds(3));
     Job now = openfga.job();
+    assertThat(now).as("the hand-made Job").isNotNull();
     assertThat(now.getMetadata().getUid()).isEqualTo(foreign.getMetadata().getUid());
     assertThat(now.getMetadata().getDeletionTimestamp()).isNull();
     assertThat(now.getMetadata().getLabels()).isEqualTo(foreign.getMetadata().getLabels());
@@ -202,13 +210,22 @@ class OwnershipIT {
     await()
         .atMost(Duration.ofMinutes(1))
         .until(() -> !openfga.events("MigrationStatusConflict").isEmpty());
+    // a negative assertion: time enough to overwrite the ConfigMap or run a migration
     ControlPlane.sleep(Duration.ofSeconds(3));
     ConfigMap now = openfga.statusConfigMap();
+    assertThat(now).as("the foreign ConfigMap").isNotNull();
     assertThat(now.getMetadata().getResourceVersion())
         .isEqualTo(foreign.getMetadata().getResourceVersion());
     assertThat(now.getData()).isEqualTo(foreign.getData());
     assertThat(openfga.job()).isNull();
     assertThat(cluster.kubelet().migrateRuns(cluster.namespace(), openfga.jobName())).isEmpty();
+  }
+
+  /** A Job already read (or null: none yet) has succeeded once. */
+  private static boolean succeeded(Job job) {
+    return job != null
+        && job.getStatus() != null
+        && Integer.valueOf(1).equals(job.getStatus().getSucceeded());
   }
 
   private static OpenFgaView deploy(String name) {

@@ -75,10 +75,11 @@ class PodSecurityIT {
     Postgres.Database db = cluster.postgres().createDatabase("refused");
     cluster.client().resource(deployment("refused", db)).create();
     OpenFgaView openfga = new OpenFgaView(cluster.client(), restricted, "refused");
-    await()
-        .atMost(Duration.ofMinutes(1))
-        .until(() -> !openfga.events("MigrationPodNotCreated").isEmpty());
-    var event = openfga.events("MigrationPodNotCreated").get(0);
+    var event =
+        await()
+            .atMost(Duration.ofMinutes(1))
+            .until(() -> openfga.events("MigrationPodNotCreated"), events -> !events.isEmpty())
+            .get(0);
     assertThat(event.getType()).isEqualTo("Warning");
     assertThat(event.getMessage())
         .contains("refused-migrate")

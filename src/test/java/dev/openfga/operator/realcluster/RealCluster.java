@@ -202,18 +202,19 @@ public final class RealCluster implements BeforeAllCallback, AfterAllCallback {
     template.getAnnotations().put(TestKubelet.SERVE, "true");
     client().resource(UpstreamOpenFga.datastoreSecret(namespace, name, db.ownerUri())).create();
     client().resource(deployment).create();
-    org.awaitility.Awaitility.await()
+    // the URL the wait found, not a second look at the kubelet's servers
+    return org.awaitility.Awaitility.await()
         .atMost(java.time.Duration.ofMinutes(2))
         .until(
             () -> {
               var d = client().apps().deployments().inNamespace(namespace).withName(name).get();
               Integer available =
-                  d.getStatus() == null ? null : d.getStatus().getAvailableReplicas();
-              return available != null
-                  && available >= 1
-                  && kubelet().serverUrlOf(namespace, name).isPresent();
-            });
-    return kubelet().serverUrlOf(namespace, name).orElseThrow();
+                  d == null || d.getStatus() == null ? null : d.getStatus().getAvailableReplicas();
+              return available != null && available >= 1
+                  ? kubelet().serverUrlOf(namespace, name).orElse(null)
+                  : null;
+            },
+            java.util.Objects::nonNull);
   }
 
   /** The objects of a file rendered from the stock upstream {@code openfga} chart. */

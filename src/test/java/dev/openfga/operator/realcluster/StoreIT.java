@@ -100,9 +100,9 @@ class StoreIT {
     return stores().inNamespace(cluster.namespace()).withName(name).get();
   }
 
-  private static Condition ready(String name) {
-    FGAStore store = get(name);
-    if (store == null || store.getStatus() == null) {
+  /** The Ready condition of an FGAStore already read (or null: gone), or null. */
+  private static Condition ready(FGAStore store) {
+    if (store == null || store.getStatus() == null || store.getStatus().getConditions() == null) {
       return null;
     }
     return store.getStatus().getConditions().stream()
@@ -111,12 +111,19 @@ class StoreIT {
         .orElse(null);
   }
 
-  private static Condition awaitReason(String name, String reason) {
-    await()
+  /**
+   * Waits until the FGAStore's Ready condition has the reason; returns the FGAStore as that look
+   * read it (its condition and the rest of its status come from one status write).
+   */
+  private static FGAStore awaitReason(String name, String reason) {
+    return await()
         .atMost(WAIT)
-        .untilAsserted(
-            () -> assertThat(ready(name)).extracting(Condition::getReason).isEqualTo(reason));
-    return ready(name);
+        .until(
+            () -> get(name),
+            store -> {
+              Condition ready = ready(store);
+              return ready != null && reason.equals(ready.getReason());
+            });
   }
 
   private static List<Event> events(String name, String reason) {
@@ -142,9 +149,8 @@ class StoreIT {
   @Order(1)
   void aNewNameIsCreatedOnceAndTheStatusSaysSo() throws Exception {
     apply("created", "it-created", null, null);
-    Condition ready = awaitReason("created", "StoreReady");
-    assertThat(ready.getStatus()).isEqualTo("True");
-    FGAStore store = get("created");
+    FGAStore store = awaitReason("created", "StoreReady");
+    assertThat(ready(store).getStatus()).isEqualTo("True");
     assertThat(store.getStatus().getCreatedByOperator()).isTrue();
     assertThat(fga.getStore(store.getStatus().getStoreId()))
         .get()
@@ -160,6 +166,7 @@ class StoreIT {
               s.getMetadata().setAnnotations(Map.of("touch", "1"));
               return s;
             });
+    // a negative assertion: time enough to write or create something
     ControlPlane.sleep(Duration.ofSeconds(3));
     assertThat(named("it-created")).isEqualTo(1);
     assertThat(get("created").getStatus().getStoreId()).isEqualTo(store.getStatus().getStoreId());
@@ -170,8 +177,7 @@ class StoreIT {
   void anExistingStoreWithTheNameIsAdoptedNotDuplicated() throws Exception {
     FgaApi.Store existing = fga.createStore("it-adopted");
     apply("adopted", "it-adopted", null, null);
-    awaitReason("adopted", "StoreReady");
-    FGAStore store = get("adopted");
+    FGAStore store = awaitReason("adopted", "StoreReady");
     assertThat(store.getStatus().getStoreId()).isEqualTo(existing.id());
     assertThat(store.getStatus().getCreatedByOperator()).isFalse();
     assertThat(named("it-adopted")).isEqualTo(1);
@@ -184,7 +190,7 @@ class StoreIT {
     FgaApi.Store first = fga.createStore("it-dup");
     fga.createStore("it-dup");
     apply("dup", "it-dup", null, null);
-    Condition ready = awaitReason("dup", "AmbiguousStoreName");
+    Condition ready = ready(awaitReason("dup", "AmbiguousStoreName"));
     assertThat(ready.getStatus()).isEqualTo("False");
     assertThat(ready.getMessage()).contains(first.id()).contains("spec.storeId");
     assertThat(events("dup", "AmbiguousStoreName")).hasSize(1);
@@ -198,8 +204,7 @@ class StoreIT {
               s.getSpec().setStoreId(first.id());
               return s;
             });
-    awaitReason("dup", "StoreReady");
-    assertThat(get("dup").getStatus().getStoreId()).isEqualTo(first.id());
+    assertThat(awaitReason("dup", "StoreReady").getStatus().getStoreId()).isEqualTo(first.id());
     assertThat(named("it-dup")).isEqualTo(2);
   }
 
@@ -207,8 +212,7 @@ class StoreIT {
   @Order(4)
   void aStoreDeletedOutOfBandIsMissingAndNeverRecreated() throws Exception {
     apply("vanishing", "it-vanishing", null, null);
-    awaitReason("vanishing", "StoreReady");
-    String id = get("vanishing").getStatus().getStoreId();
+    String id = awaitReason("vanishing", "StoreReady").getStatus().getStoreId();
     fga.deleteStore(id);
     stores()
         .inNamespace(cluster.namespace())
@@ -218,9 +222,10 @@ class StoreIT {
               s.getMetadata().setAnnotations(Map.of("touch", "1"));
               return s;
             });
-    Condition ready = awaitReason("vanishing", "StoreMissing");
+    Condition ready = ready(awaitReason("vanishing", "StoreMissing"));
     assertThat(ready.getMessage()).contains(id).contains("not re-created");
     assertThat(events("vanishing", "StoreMissing")).hasSize(1);
+    // a negative assertion: time enough to re-create the store
     ControlPlane.sleep(Duration.ofSeconds(3));
     assertThat(named("it-vanishing")).isZero();
     assertThat(get("vanishing").getStatus().getStoreId()).isEqualTo(id);
@@ -234,9 +239,8 @@ class StoreIT {
     FgaApi.Store foreign = fga.createStore("it-foreign");
     apply("foreign", "it-foreign", FGAStore.DeletionPolicy.Delete, null);
     awaitReason("retained", "StoreReady");
-    awaitReason("deleted", "StoreReady");
+    String deletedId = awaitReason("deleted", "StoreReady").getStatus().getStoreId();
     awaitReason("foreign", "StoreReady");
-    String deletedId = get("deleted").getStatus().getStoreId();
 
     for (String name : List.of("retained", "deleted", "foreign")) {
       stores().inNamespace(cluster.namespace()).withName(name).delete();
@@ -252,8 +256,7 @@ class StoreIT {
     apply("maker", "it-shared", FGAStore.DeletionPolicy.Delete, null);
     awaitReason("maker", "StoreReady");
     apply("adopter", "it-shared", FGAStore.DeletionPolicy.Delete, null);
-    awaitReason("adopter", "StoreReady");
-    assertThat(get("adopter").getStatus().getCreatedByOperator()).isFalse();
+    assertThat(awaitReason("adopter", "StoreReady").getStatus().getCreatedByOperator()).isFalse();
     String sharedId = get("maker").getStatus().getStoreId();
     stores().inNamespace(cluster.namespace()).withName("maker").delete();
     await().atMost(WAIT).until(() -> get("maker") == null);
@@ -270,7 +273,7 @@ class StoreIT {
   @Order(6)
   void aStoreWaitsForItsDeploymentsMigrationThenIsCreated() throws Exception {
     apply("gated", "it-gated", null, null, url, null, "openfga-gated");
-    Condition waiting = awaitReason("gated", "WaitingForMigration");
+    Condition waiting = ready(awaitReason("gated", "WaitingForMigration"));
     assertThat(waiting.getMessage()).contains("openfga-gated").contains("does not exist");
     assertThat(named("it-gated")).isZero();
 
@@ -305,13 +308,13 @@ class StoreIT {
     apply("psk-bad", "it-psk-bad", null, null, pskUrl, "bad-key", null);
     apply("psk-none", "it-psk-none", null, null, pskUrl, "no-such-secret", null);
     awaitReason("psk", "StoreReady");
-    Condition bad = awaitReason("psk-bad", "OpenFGARequestFailed");
+    Condition bad = ready(awaitReason("psk-bad", "OpenFGARequestFailed"));
     assertThat(bad.getMessage()).contains("HTTP 401").doesNotContain("not-the-key");
-    Condition none = awaitReason("psk-none", "CredentialsError");
+    Condition none = ready(awaitReason("psk-none", "CredentialsError"));
     assertThat(none.getMessage()).contains("no-such-secret").contains("does not exist");
     // the key is for the server its Secret names, not for another an FGAStore names
     apply("psk-elsewhere", "it-psk-elsewhere", null, null, url, "good-key", null);
-    Condition elsewhere = awaitReason("psk-elsewhere", "CredentialsError");
+    Condition elsewhere = ready(awaitReason("psk-elsewhere", "CredentialsError"));
     assertThat(elsewhere.getMessage())
         .contains("good-key's annotation " + Credentials.SERVERS + " does not name " + url);
     assertThat(fga.listStores()).noneMatch(st -> st.name().equals("it-psk-elsewhere"));
@@ -473,8 +476,7 @@ class StoreIT {
         url,
         "first-key",
         null);
-    awaitReason("secret-first", "StoreReady");
-    String deletedId = get("secret-first").getStatus().getStoreId();
+    String deletedId = awaitReason("secret-first", "StoreReady").getStatus().getStoreId();
     cluster.client().secrets().inNamespace(cluster.namespace()).withName("first-key").delete();
     stores().inNamespace(cluster.namespace()).withName("secret-first").delete();
     await().atMost(WAIT).until(() -> get("secret-first") == null);
@@ -484,8 +486,7 @@ class StoreIT {
     // deletion): left in OpenFGA at once, with a Warning naming it, and the FGAStore let go
     secret("gone-key");
     apply("left", "it-left", FGAStore.DeletionPolicy.Delete, null, url, "gone-key", null);
-    awaitReason("left", "StoreReady");
-    String leftId = get("left").getStatus().getStoreId();
+    String leftId = awaitReason("left", "StoreReady").getStatus().getStoreId();
     operator.kill();
     cluster.client().secrets().inNamespace(cluster.namespace()).withName("gone-key").delete();
     stores().inNamespace(cluster.namespace()).withName("left").delete();
@@ -533,8 +534,9 @@ class StoreIT {
         .isInstanceOfSatisfying(
             io.fabric8.kubernetes.client.KubernetesClientException.class,
             e -> assertThat(e.getCode()).isEqualTo(409));
-    assertThat(get("guarded").getStatus().getStoreId()).isEqualTo(storeId);
-    assertThat(get("guarded").getStatus().getCreatedByOperator()).isTrue();
+    FGAStore after = get("guarded");
+    assertThat(after.getStatus().getStoreId()).isEqualTo(storeId);
+    assertThat(after.getStatus().getCreatedByOperator()).isTrue();
   }
 
   private static void secret(String name) {

@@ -77,7 +77,9 @@ class WatchedNamespaceDeletionIT {
                       .inNamespace(team)
                       .withName("team")
                       .get();
-              return read.getStatus() != null && read.getStatus().getStoreId() != null;
+              return read != null
+                  && read.getStatus() != null
+                  && read.getStatus().getStoreId() != null;
             });
     assertThat(fga.storesNamed("it-team")).hasSize(1);
 

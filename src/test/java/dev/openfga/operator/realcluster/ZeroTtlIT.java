@@ -50,6 +50,7 @@ class ZeroTtlIT {
         .atMost(Duration.ofMinutes(2))
         .untilAsserted(() -> assertThat(openfga.recordedVersion()).isEqualTo(version));
     await().atMost(Duration.ofMinutes(1)).untilAsserted(() -> assertThat(openfga.job()).isNull());
+    // a negative assertion: no second Job appears
     ControlPlane.sleep(Duration.ofSeconds(5));
     assertThat(openfga.job()).as("a Job after the recorded migration's Job was deleted").isNull();
   }
