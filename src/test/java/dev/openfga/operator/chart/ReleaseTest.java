@@ -122,7 +122,7 @@ class ReleaseTest {
    * A name the workflow's step {@code meta} sets ({@code name="..."}), with the canonical owner in
    * place of the repository's owner.
    */
-  private static String published(String name) throws Exception {
+  static String published(String name) throws Exception {
     Map<String, Object> workflow =
         OperatorChart.YAML.readValue(WORKFLOW.toFile(), OperatorChart.MAP);
     @SuppressWarnings("unchecked")
