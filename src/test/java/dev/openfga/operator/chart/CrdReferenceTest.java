@@ -238,10 +238,15 @@ class CrdReferenceTest {
   }
 
   @Test
-  void bothCrdsAreKeptWhenTheChartIsUninstalled() {
-    for (String name : new String[] {"fgastores.openfga.dev", "fgamodels.openfga.dev"}) {
+  void bothCrdsAreKeptWhenTheChartIsUninstalledAndNeverPruned() {
+    for (String name : KINDS) {
       assertThat(crd(name).getMetadata().getAnnotations())
-          .containsEntry("helm.sh/resource-policy", "keep");
+          .as(name)
+          // helm uninstall, and Argo CD at an Application's deletion
+          .containsEntry("helm.sh/resource-policy", "keep")
+          // no longer rendered (storesAndModels.enabled false): not pruned by a sync
+          .containsEntry("argocd.argoproj.io/sync-options", "Prune=false")
+          .containsEntry("kustomize.toolkit.fluxcd.io/prune", "disabled");
     }
     assertThat(chart().render().all(CustomResourceDefinition.class)).as("off by default").isEmpty();
   }
