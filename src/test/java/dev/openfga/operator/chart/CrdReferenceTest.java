@@ -8,28 +8,41 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.introspect.BeanPropertyDefinition;
 import dev.openfga.operator.fga.FGAModel;
 import dev.openfga.operator.fga.FGAStore;
+import dev.openfga.operator.fga.ModelPlanner;
+import dev.openfga.operator.fga.ModelReconciler;
+import dev.openfga.operator.fga.StorePlanner;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceColumnDefinition;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
 import java.io.IOException;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
  * The CRDs the chart installs, the Java classes the operator reads them into, and the field
  * reference in docs/crd-reference.md agree field by field: no field the API server accepts is
- * dropped by the operator, none the operator writes is refused, none is undocumented.
+ * dropped by the operator, none the operator writes is refused, none is undocumented. The CRDs'
+ * descriptions are the one source of the reference's tables ({@link #reference}), and every schema
+ * node has one, for {@code kubectl explain}.
  */
 class CrdReferenceTest {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final Pattern ROW = Pattern.compile("^\\| `([^`]+)` \\| `([^`]+)` \\|.*\\|$");
+  private static final Path REFERENCE = Path.of("docs/crd-reference.md");
+  private static final List<String> KINDS =
+      List.of("fgastores.openfga.dev", "fgamodels.openfga.dev");
 
   private static CustomResourceDefinition crd(String name) {
     return chart()
@@ -42,68 +55,137 @@ class CrdReferenceTest {
         .orElseThrow();
   }
 
-  /** path → type of every field of the schema below spec and status. */
-  private static Map<String, String> schemaFields(CustomResourceDefinition crd) {
-    JSONSchemaProps root = crd.getSpec().getVersions().get(0).getSchema().getOpenAPIV3Schema();
-    Map<String, String> fields = new TreeMap<>();
-    for (String top : new String[] {"spec", "status"}) {
-      walk(top, root.getProperties().get(top), fields);
-    }
-    return fields;
-  }
-
-  private static void walk(String path, JSONSchemaProps schema, Map<String, String> out) {
-    if ("array".equals(schema.getType())) {
-      JSONSchemaProps items = schema.getItems().getSchema();
-      out.put(path, "array");
-      if (items.getProperties() != null && !items.getProperties().isEmpty()) {
-        items.getProperties().forEach((k, v) -> walk(path + "[]." + k, v, out));
-      }
-      return;
-    }
-    out.put(path, schema.getType());
-    if (schema.getProperties() != null) {
-      schema.getProperties().forEach((k, v) -> walk(path + "." + k, v, out));
-    }
-  }
+  /** A node of a schema: its path ({@code ""} the root, {@code []} an array's items). */
+  private record Node(JSONSchemaProps schema, boolean required) {}
 
   /**
-   * path → what the reference must say of the field's constraints: {@code required}, and its length
-   * ({@code 1 to 253 characters}, {@code at most 2048 characters}).
+   * Every node of the CRD's schema by path, sorted: the root {@code ""}, then {@code spec}, {@code
+   * status} and everything below them, an array's items as {@code path[]}.
    */
-  private static Map<String, List<String>> constraints(CustomResourceDefinition crd) {
-    JSONSchemaProps root = crd.getSpec().getVersions().get(0).getSchema().getOpenAPIV3Schema();
-    Map<String, List<String>> out = new TreeMap<>();
-    for (String top : new String[] {"spec", "status"}) {
-      constraints(top, root.getProperties().get(top), root.getRequired().contains(top), out);
-    }
+  private static Map<String, Node> nodes(CustomResourceDefinition crd) {
+    Map<String, Node> out = new TreeMap<>();
+    walk("", crd.getSpec().getVersions().get(0).getSchema().getOpenAPIV3Schema(), false, out);
     return out;
   }
 
-  private static void constraints(
-      String path, JSONSchemaProps schema, boolean required, Map<String, List<String>> out) {
+  private static void walk(
+      String path, JSONSchemaProps schema, boolean required, Map<String, Node> out) {
+    out.put(path, new Node(schema, required));
+    if ("array".equals(schema.getType())) {
+      walk(path + "[]", schema.getItems().getSchema(), false, out);
+    }
+    if (schema.getProperties() != null) {
+      List<String> req = schema.getRequired() == null ? List.of() : schema.getRequired();
+      String prefix = path.isEmpty() ? "" : path + ".";
+      schema.getProperties().forEach((k, v) -> walk(prefix + k, v, req.contains(k), out));
+    }
+  }
+
+  /** path → type of every field of the schema below spec and status (the root left out). */
+  private static Map<String, String> schemaFields(CustomResourceDefinition crd) {
+    Map<String, String> fields = new TreeMap<>();
+    nodes(crd)
+        .forEach(
+            (path, node) -> {
+              if (!path.isEmpty()) {
+                fields.put(path, node.schema().getType());
+              }
+            });
+    return fields;
+  }
+
+  /**
+   * What the reference says of a field's constraints, from the schema: required, allowed values,
+   * default, length, range, pattern.
+   */
+  private static List<String> constraints(Node node) {
+    JSONSchemaProps s = node.schema();
     List<String> said = new ArrayList<>();
-    if (required) {
+    if (node.required()) {
       said.add("required");
     }
-    if (schema.getMaxLength() != null) {
+    if (s.getEnum() != null && !s.getEnum().isEmpty()) {
       said.add(
-          schema.getMinLength() != null
-              ? schema.getMinLength() + " to " + schema.getMaxLength() + " characters"
-              : "at most " + schema.getMaxLength() + " characters");
+          "one of "
+              + s.getEnum().stream()
+                  .map(v -> "`" + v.asText() + "`")
+                  .collect(Collectors.joining(", ")));
     }
-    out.put(path, said);
-    JSONSchemaProps holder = schema;
-    String prefix = path;
-    if ("array".equals(schema.getType())) {
-      holder = schema.getItems().getSchema();
-      prefix = path + "[]";
+    if (s.getDefault() != null) {
+      said.add("default `" + s.getDefault().asText() + "`");
     }
-    if (holder.getProperties() != null) {
-      List<String> req = holder.getRequired() == null ? List.of() : holder.getRequired();
-      String p = prefix;
-      holder.getProperties().forEach((k, v) -> constraints(p + "." + k, v, req.contains(k), out));
+    if (s.getMaxLength() != null) {
+      said.add(
+          s.getMinLength() != null
+              ? s.getMinLength() + " to " + s.getMaxLength() + " characters"
+              : "at most " + s.getMaxLength() + " characters");
+    } else if (s.getMinLength() != null) {
+      said.add("at least " + s.getMinLength() + " characters");
     }
+    if (s.getMinimum() != null && s.getMaximum() != null) {
+      said.add(s.getMinimum().longValue() + " to " + s.getMaximum().longValue());
+    } else if (s.getMinimum() != null) {
+      said.add("at least " + s.getMinimum().longValue());
+    } else if (s.getMaximum() != null) {
+      said.add("at most " + s.getMaximum().longValue());
+    }
+    if (s.getPattern() != null) {
+      said.add("pattern `" + s.getPattern() + "`");
+    }
+    return said;
+  }
+
+  /**
+   * The part of docs/crd-reference.md generated from a CRD: its description, printer columns and
+   * validation rules, and a table of its fields with their types, descriptions and constraints.
+   */
+  private static String reference(CustomResourceDefinition crd) {
+    var version = crd.getSpec().getVersions().get(0);
+    Map<String, Node> nodes = nodes(crd);
+    StringBuilder out = new StringBuilder();
+    out.append(nodes.get("").schema().getDescription()).append("\n\n");
+    out.append("Printer columns: ")
+        .append(
+            version.getAdditionalPrinterColumns().stream()
+                .map(CustomResourceColumnDefinition::getName)
+                .collect(Collectors.joining(", ")))
+        .append(".");
+    List<String> rules = new ArrayList<>();
+    nodes.forEach(
+        (path, node) -> {
+          var validations = node.schema().getXKubernetesValidations();
+          if (validations != null && !validations.isEmpty()) {
+            rules.add(
+                (path.isEmpty() ? "on the object" : "on `" + path + "`")
+                    + ": "
+                    + validations.stream()
+                        .map(v -> "\"" + v.getMessage() + "\"")
+                        .collect(Collectors.joining("; ")));
+          }
+        });
+    if (!rules.isEmpty()) {
+      out.append(" Validation rules (CEL) ").append(String.join("; ", rules)).append(".");
+    }
+    out.append("\n\n");
+    out.append("| Field | Type | Meaning |\n|---|---|---|\n");
+    nodes.forEach(
+        (path, node) -> {
+          if (path.isEmpty()) {
+            return;
+          }
+          List<String> said = constraints(node);
+          String meaning =
+              Objects.toString(node.schema().getDescription(), "").replace('\n', ' ')
+                  + (said.isEmpty() ? "" : " (" + String.join("; ", said) + ")");
+          out.append("| `")
+              .append(path)
+              .append("` | `")
+              .append(node.schema().getType())
+              .append("` | ")
+              .append(meaning.replace("|", "\\|"))
+              .append(" |\n");
+        });
+    return out.toString();
   }
 
   /** path of every property the Java class reads and writes (Jackson's view of it). */
@@ -119,6 +201,7 @@ class CrdReferenceTest {
       if (t.isCollectionLikeType()) {
         JavaType element = t.getContentType();
         if (isBean(element)) {
+          out.add(child + "[]");
           javaFields(child + "[]", element, out);
         }
       } else if (isBean(t)) {
@@ -155,10 +238,15 @@ class CrdReferenceTest {
   }
 
   @Test
-  void bothCrdsAreKeptWhenTheChartIsUninstalled() {
-    for (String name : new String[] {"fgastores.openfga.dev", "fgamodels.openfga.dev"}) {
+  void bothCrdsAreKeptWhenTheChartIsUninstalledAndNeverPruned() {
+    for (String name : KINDS) {
       assertThat(crd(name).getMetadata().getAnnotations())
-          .containsEntry("helm.sh/resource-policy", "keep");
+          .as(name)
+          // helm uninstall, and Argo CD at an Application's deletion
+          .containsEntry("helm.sh/resource-policy", "keep")
+          // no longer rendered (storesAndModels.enabled false): not pruned by a sync
+          .containsEntry("argocd.argoproj.io/sync-options", "Prune=false")
+          .containsEntry("kustomize.toolkit.fluxcd.io/prune", "disabled");
     }
     assertThat(chart().render().all(CustomResourceDefinition.class)).as("off by default").isEmpty();
   }
@@ -173,34 +261,97 @@ class CrdReferenceTest {
   }
 
   @Test
-  void theReferenceDocumentsEveryFieldWithItsType() throws IOException {
-    String doc = Files.readString(Path.of("docs/crd-reference.md"));
-    for (String kind : new String[] {"fgastores.openfga.dev", "fgamodels.openfga.dev"}) {
-      String section =
-          doc.substring(
-              doc.indexOf("<!-- " + kind + ":start -->"), doc.indexOf("<!-- " + kind + ":end -->"));
-      Map<String, String> documented = new TreeMap<>();
-      Map<String, String> rows = new TreeMap<>();
-      for (String line : section.lines().toList()) {
-        Matcher row = ROW.matcher(line);
-        if (row.matches()) {
-          assertThat(documented.put(row.group(1), row.group(2)))
-              .as("twice: " + row.group(1))
-              .isNull();
-          rows.put(row.group(1), line);
+  void everySchemaNodeHasADescription() {
+    for (String kind : KINDS) {
+      assertThat(
+              nodes(crd(kind)).entrySet().stream()
+                  .filter(
+                      e -> Objects.toString(e.getValue().schema().getDescription(), "").isBlank())
+                  .map(e -> e.getKey().isEmpty() ? "(the root)" : e.getKey()))
+          .as(kind + ": nodes without a description (kubectl explain shows it)")
+          .isEmpty();
+    }
+  }
+
+  /**
+   * docs/crd-reference.md carries, between its markers, exactly what {@link #reference} generates
+   * from the CRDs: their descriptions are the one source. {@code -Dcrd.reference.update=true}
+   * writes it.
+   */
+  @Test
+  void theReferenceIsGeneratedFromTheCrds() throws IOException {
+    String doc = Files.readString(REFERENCE);
+    String generated = doc;
+    for (String kind : KINDS) {
+      String start = "<!-- " + kind + ":start -->\n";
+      String end = "<!-- " + kind + ":end -->";
+      int from = generated.indexOf(start);
+      int to = generated.indexOf(end);
+      assertThat(from).as(start).isNotNegative();
+      assertThat(to).as(end).isGreaterThan(from);
+      generated =
+          generated.substring(0, from + start.length())
+              + reference(crd(kind))
+              + generated.substring(to);
+    }
+    if (Boolean.getBoolean("crd.reference.update")) {
+      Files.writeString(REFERENCE, generated);
+    }
+    // line by line: a failure names the lines that differ
+    assertThat(Files.readString(REFERENCE).lines())
+        .as(
+            "docs/crd-reference.md differs from the CRDs; regenerate it:"
+                + " ./mvnw test -Dtest=CrdReferenceTest -Dcrd.reference.update=true")
+        .containsExactlyElementsOf(generated.lines().toList());
+  }
+
+  /**
+   * The reasons a condition's {@code reason} description lists are the code's: every one of them is
+   * a reason constant, and no reason of the kind's conditions is left out.
+   */
+  @Test
+  void theReasonsTheCrdsListAreTheCodes() throws IllegalAccessException {
+    Set<String> store = reasons(StorePlanner.class);
+    Set<String> model = reasons(ModelReconciler.class, ModelPlanner.class);
+    // reasons of Events only, never of a condition
+    store.removeAll(Set.of("StoreCreated", "StoreAdopted", "StoreNotDeleted"));
+    model.removeAll(Set.of("ModelWritten", "ModelAdopted", "ModelReverted"));
+    model.addAll(Set.of(StorePlanner.CREDENTIALS_ERROR, StorePlanner.API_ERROR));
+
+    assertThat(listedReasons("fgastores.openfga.dev")).containsExactlyInAnyOrderElementsOf(store);
+    assertThat(listedReasons("fgamodels.openfga.dev")).containsExactlyInAnyOrderElementsOf(model);
+  }
+
+  /** The CamelCase words of {@code status.conditions[].reason}'s description, but the types. */
+  private static List<String> listedReasons(String kind) {
+    String description =
+        nodes(crd(kind)).get("status.conditions[].reason").schema().getDescription();
+    Matcher word = Pattern.compile("\\b[A-Z][a-z]+[A-Z][A-Za-z]*\\b").matcher(description);
+    List<String> listed = new ArrayList<>();
+    while (word.find()) {
+      if (!word.group().equals("InSync")) {
+        listed.add(word.group());
+      }
+    }
+    return listed;
+  }
+
+  /** The values of the classes' String constants that are CamelCase words: their reasons. */
+  private static Set<String> reasons(Class<?>... classes) throws IllegalAccessException {
+    Set<String> reasons = new TreeSet<>();
+    for (Class<?> c : classes) {
+      for (Field f : c.getDeclaredFields()) {
+        if (Modifier.isStatic(f.getModifiers())
+            && Modifier.isFinal(f.getModifiers())
+            && f.getType() == String.class) {
+          f.setAccessible(true);
+          String value = (String) f.get(null);
+          if (value.matches("[A-Z][A-Za-z]+")) {
+            reasons.add(value);
+          }
         }
       }
-      assertThat(documented).as(kind).containsExactlyEntriesOf(schemaFields(crd(kind)));
-      constraints(crd(kind))
-          .forEach(
-              (field, said) -> {
-                for (String words : said) {
-                  assertThat(rows.get(field)).as(kind + " " + field).contains(words);
-                }
-                if (!said.contains("required")) {
-                  assertThat(rows.get(field)).as(kind + " " + field).doesNotContain("required");
-                }
-              });
     }
+    return reasons;
   }
 }
