@@ -120,15 +120,24 @@ final class OperatorInstall {
    * what it printed.
    */
   static String status(ControlPlane plane, String... args) {
+    return status(plane, plane.adminKubeconfig(), args);
+  }
+
+  /**
+   * Runs {@code openfga-operator status} with the operator's own credentials (the chart's
+   * ServiceAccount and RBAC), as the kubectl plugin's pod does; returns what it printed.
+   */
+  String statusAsOperator(String... args) {
+    return status(plane, kubeconfig, args);
+  }
+
+  private static String status(ControlPlane plane, Path kubeconfig, String... args) {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(List.of("-XX:TieredStopAtLevel=1", "-jar", JAR.toString(), "status"));
     command.addAll(List.of(args));
     return ChildProcess.run(
-        Duration.ofMinutes(1),
-        plane.dir(),
-        command,
-        Map.of("KUBECONFIG", plane.adminKubeconfig().toString()));
+        Duration.ofMinutes(1), plane.dir(), command, Map.of("KUBECONFIG", kubeconfig.toString()));
   }
 
   /** A client with the operator's own credentials (the chart's ServiceAccount's token). */

@@ -3,17 +3,22 @@ package dev.openfga.operator.realcluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.openfga.operator.testing.KubectlPlugin;
 import io.fabric8.kubernetes.api.model.Capabilities;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodSecurityContextBuilder;
 import io.fabric8.kubernetes.api.model.SecurityContextBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A namespace that enforces the "restricted" Pod Security Standard, with the real admission plugin:
@@ -25,6 +30,9 @@ class PodSecurityIT {
   @RegisterExtension static final RealCluster cluster = new RealCluster();
 
   private static String restricted;
+  private static OperatorInstall install;
+
+  @TempDir static Path pluginDir;
 
   @BeforeAll
   static void installOperator() {
@@ -34,8 +42,8 @@ class PodSecurityIT {
             Map.of(
                 "pod-security.kubernetes.io/enforce", "restricted",
                 "pod-security.kubernetes.io/enforce-version", "latest"));
-    cluster.startOperator(
-        cluster.installOperator(restricted, "leaderElection: {enabled: false}\n"), "operator-0");
+    install = cluster.installOperator(restricted, "leaderElection: {enabled: false}\n");
+    cluster.startOperator(install, "operator-0");
   }
 
   @Test
@@ -88,6 +96,40 @@ class PodSecurityIT {
         .containsPattern("refused\\s+v1\\.8\\.16\\s+<none>\\s+blocked: migration pod not created");
     assertThat(openfga.recordedVersion()).isNull();
     assertThat(openfga.job().getMetadata().getDeletionTimestamp()).isNull();
+  }
+
+  @Test
+  void theKubectlPluginsStatusPodIsAdmittedAndTheOperatorsRightsReadTheStatus() {
+    // the pod bin/kubectl-openfga_operator creates, for an operator with the chart's defaults
+    KubectlPlugin.Run plugin =
+        new KubectlPlugin(pluginDir)
+            .run(
+                "",
+                "openfga-operator",
+                "ghcr.io/example/openfga-operator:0.1.0\topenfga-operator\t",
+                "--operator-namespace",
+                restricted,
+                "status",
+                "-n",
+                restricted);
+    assertThat(plugin.exitCode()).as(plugin.output()).isZero();
+    Pod pod = plugin.pod();
+    pod.setMetadata(
+        new ObjectMetaBuilder().withName("status-view").withNamespace(restricted).build());
+    // the real Pod Security admission of a namespace that enforces "restricted" admits it
+    Pod admitted = cluster.client().resource(pod).dryRun().create();
+    assertThat(admitted.getSpec().getContainers().get(0).getArgs())
+        .containsExactly("status", "-n", restricted);
+
+    // and the status view, run with the chart's ServiceAccount and RBAC as that pod would, reads
+    Postgres.Database db = cluster.postgres().createDatabase("viewed");
+    cluster.client().resource(deployment("viewed", db)).create();
+    OpenFgaView openfga = new OpenFgaView(cluster.client(), restricted, "viewed");
+    await()
+        .atMost(Duration.ofMinutes(1))
+        .until(() -> openfga.events("MigrationPodNotCreated"), events -> !events.isEmpty());
+    assertThat(install.statusAsOperator("-n", restricted))
+        .containsPattern("viewed\\s+v1\\.8\\.16\\s+<none>\\s+blocked: migration pod not created");
   }
 
   private static Deployment deployment(String name, Postgres.Database db) {
