@@ -95,7 +95,7 @@ class FailureIT {
     assertThat(cluster.kubelet().migrateRuns(cluster.namespace(), openfga.jobName())).hasSize(3);
     assertThat(openfga.events("MigrationFailed")).hasSize(1);
     await()
-        .atMost(Duration.ofSeconds(10))
+        .atMost(Duration.ofSeconds(30))
         .untilAsserted(
             () ->
                 assertThat(openfga.condition("MigrationFailed"))
@@ -275,7 +275,7 @@ class FailureIT {
     // the Warning Event follows the condition, then the retry time and, once the Job has Failed
     // (not only FailureTarget), its retention with the evidence
     await()
-        .atMost(Duration.ofSeconds(10))
+        .atMost(Duration.ofSeconds(30))
         .until(() -> !openfga.events("MigrationFailed").isEmpty());
     Job failedJob =
         await()

@@ -89,7 +89,7 @@ class InstallAndUpgradeIT {
     assertThat(OpenFgaView.condition(deployment, "MigrationFailed")).isEmpty();
     // `openfga-operator status` after the upgrade, read from the real API server
     await()
-        .atMost(Duration.ofSeconds(10))
+        .atMost(Duration.ofSeconds(30))
         .untilAsserted(
             () -> {
               JsonNode row = openfga.status();
@@ -106,7 +106,7 @@ class InstallAndUpgradeIT {
     String ns = cluster.namespace();
     String record = dev.openfga.operator.model.Names.statusConfigMap("openfga");
     await()
-        .atMost(Duration.ofSeconds(10))
+        .atMost(Duration.ofSeconds(30))
         .untilAsserted(
             () ->
                 assertThat(operator.log().substring(logBefore))

@@ -69,7 +69,7 @@ class LeaderElectionIT {
         .untilAsserted(() -> assertThat(openfga.recordedVersion()).isEqualTo(Binaries.NEW_OPENFGA));
     // the transition's log line comes after its last write
     await()
-        .atMost(Duration.ofSeconds(10))
+        .atMost(Duration.ofSeconds(30))
         .untilAsserted(
             () ->
                 assertThat(instances.get(follower).log())

@@ -150,7 +150,7 @@ class OwnershipIT {
         .atMost(Duration.ofMinutes(1))
         .untilAsserted(() -> assertThat(openfga.recordedVersion()).isEqualTo(Binaries.OLD_OPENFGA));
     await()
-        .atMost(Duration.ofSeconds(10))
+        .atMost(Duration.ofSeconds(30))
         .untilAsserted(
             () -> {
               assertThat(openfga.events("MigrationStarted")).hasSize(1);
