@@ -38,7 +38,7 @@ class MigrationPodIT {
         .untilAsserted(() -> assertThat(openfga.recordedVersion()).isEqualTo(Binaries.OLD_OPENFGA));
 
     // longer than the Job controller's 10 s back-off after a failed (here: deleted) pod
-    Duration terminating = Duration.ofSeconds(20);
+    Duration terminating = Duration.ofSeconds(30);
     cluster.kubelet().slowTermination(cluster.namespace(), terminating);
     try (Postgres.Lock lock = postgres.lockTable(db, "tuple")) {
       openfga.setVersion(Binaries.NEW_OPENFGA);
@@ -47,10 +47,10 @@ class MigrationPodIT {
               .atMost(Duration.ofMinutes(1))
               .until(openfga::job, j -> OpenFgaView.migrating(j, Binaries.NEW_OPENFGA));
       Pod first = pods(job).get(0);
-      // a drain: the pod is deleted while openfga migrate runs; it takes 20 s to stop
+      // a drain: the pod is deleted while openfga migrate runs; it takes 30 s to stop
       client.resource(first).delete();
       // a negative assertion: no second pod while the first one still terminates
-      ControlPlane.sleep(terminating.minusSeconds(5));
+      ControlPlane.sleep(terminating.minusSeconds(15));
       assertThat(pods(openfga.job()))
           .as("pods of the Job while the first one terminates")
           .extracting(p -> p.getMetadata().getName())
