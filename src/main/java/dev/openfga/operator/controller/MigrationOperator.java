@@ -3,6 +3,7 @@ package dev.openfga.operator.controller;
 import dev.openfga.operator.config.OperatorConfig;
 import dev.openfga.operator.fga.Credentials;
 import dev.openfga.operator.fga.FgaApi;
+import dev.openfga.operator.fga.ModelMetrics;
 import dev.openfga.operator.fga.ModelReconciler;
 import dev.openfga.operator.fga.Slots;
 import dev.openfga.operator.fga.StoreReconciler;
@@ -102,8 +103,8 @@ public final class MigrationOperator implements AutoCloseable {
   }
 
   /**
-   * The production operator: identity from the pod's name, JOSDK's and the migration metrics in the
-   * registry ({@code null}: the metrics endpoint is off, no metrics are kept).
+   * The production operator: identity from the pod's name, JOSDK's, the migration and the FGAModel
+   * metrics in the registry ({@code null}: the metrics endpoint is off, no metrics are kept).
    */
   public static MigrationOperator create(
       KubernetesClient client, OperatorConfig config, Clock clock, MeterRegistry registry) {
@@ -127,7 +128,7 @@ public final class MigrationOperator implements AutoCloseable {
   /**
    * @param identity this instance's name in Events and in the leader-election Lease
    * @param exitOnStopLeading whether losing the Lease ends the process (tests say no)
-   * @param registry where JOSDK's reconcile metrics go, or {@code null} for none
+   * @param registry where JOSDK's, the migration and the FGAModel metrics go, or {@code null}
    */
   public static MigrationOperator create(
       KubernetesClient client,
@@ -235,7 +236,14 @@ public final class MigrationOperator implements AutoCloseable {
                       .withInformerListLimit(LIST_PAGE_SIZE),
                   config));
       operator.register(
-          new ModelReconciler(client, http, credentials, slots, events, clock),
+          new ModelReconciler(
+              client,
+              http,
+              credentials,
+              slots,
+              events,
+              clock,
+              registry == null ? ModelMetrics.none() : new ModelMetrics(registry)),
           c ->
               watched(
                   c.withName(MODEL_CONTROLLER)

@@ -80,6 +80,7 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
   private final Clock clock;
   private final Credentials.Cache credentials;
   private final Slots slots;
+  private final ModelMetrics metrics;
 
   /**
    * Why the model id was not published: {@link #PUBLISH_CONFLICT} (a ConfigMap of that name the
@@ -94,8 +95,10 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
       Credentials.Cache credentials,
       Slots slots,
       EventRecorder events,
-      Clock clock) {
+      Clock clock,
+      ModelMetrics metrics) {
     this.slots = slots;
+    this.metrics = metrics;
     this.client = client;
     this.http = http;
     this.credentials = credentials;
@@ -105,6 +108,7 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
 
   @Override
   public UpdateControl<FGAModel> reconcile(FGAModel model, Context<FGAModel> context) {
+    metrics.counting(context.getPrimaryCache());
     return slots.inSlot(
         () -> reconcileNow(model),
         () -> UpdateControl.<FGAModel>noUpdate().rescheduleAfter(Slots.BUSY_AGAIN));

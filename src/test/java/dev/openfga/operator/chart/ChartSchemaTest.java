@@ -26,6 +26,8 @@ class ChartSchemaTest {
           metrics: {enabled: true, port: 9090}             | Additional property port is not allowed
           metrics: {serviceMonitor: {intervall: 1m}}       | Additional property intervall is not allowed
           rbac: {created: true}                            | Additional property created is not allowed
+          prometheusRule: {enable: true}                   | Additional property enable is not allowed
+          grafanaDashboard: {label: {}}                    | Additional property label is not allowed
           podDisruptionBudget: {minAvailible: 1}           | Additional property minAvailible is not allowed
           securityContext: {runAsNonroot: true}            | Additional property runAsNonroot is not allowed
           podSecurityContext: {seccompProfile: {typ: x}}   | Additional property typ is not allowed
@@ -72,6 +74,11 @@ class ChartSchemaTest {
           metrics: {enabled: "false"}                        | metrics.enabled: Invalid type. Expected: boolean, given: string
           metrics: {serviceMonitor: {labels: {a: 1}}}        | metrics.serviceMonitor.labels.a: Invalid type. Expected: string, given: integer
           rbac: {create: "false"}                            | rbac.create: Invalid type. Expected: boolean, given: string
+          prometheusRule: {waitingMinutes: 0}                | prometheusRule.waitingMinutes: Must be greater than or equal to 1
+          prometheusRule: {operatorDownMinutes: 1.5}         | prometheusRule.operatorDownMinutes: Invalid type. Expected: integer, given: number
+          prometheusRule: {labels: {a: 1}}                   | prometheusRule.labels.a: Invalid type. Expected: string, given: integer
+          grafanaDashboard: {labels: {grafana_dashboard: 1}} | grafanaDashboard.labels.grafana_dashboard: Invalid type. Expected: string, given: integer
+          grafanaDashboard: {enabled: "yes"}                 | grafanaDashboard.enabled: Invalid type. Expected: boolean, given: string
           resources: {limits: {memory: lots}}                | resources.limits.memory: Does not match pattern
           podDisruptionBudget: {minAvailable: "50"}          | podDisruptionBudget.minAvailable: Must validate one and only one schema
           podDisruptionBudget: {maxUnavailable: -1}          | podDisruptionBudget.maxUnavailable: Must validate one and only one schema

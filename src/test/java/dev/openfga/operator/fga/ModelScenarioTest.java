@@ -14,6 +14,8 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
@@ -22,6 +24,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -40,6 +44,7 @@ class ModelScenarioTest {
 
   private MockCluster cluster;
   private FakeOpenFga openfga;
+  private PrometheusMeterRegistry registry;
 
   /** The store's models, newest first, as the API lists them. */
   private final List<ObjectNode> models = new CopyOnWriteArrayList<>();
@@ -49,7 +54,8 @@ class ModelScenarioTest {
   @BeforeEach
   void start() throws IOException {
     cluster = new MockCluster();
-    openfga = new FakeOpenFga(cluster, this::serve);
+    registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    openfga = new FakeOpenFga(cluster, this::serve, registry);
   }
 
   @AfterEach
@@ -272,5 +278,52 @@ class ModelScenarioTest {
     await().atMost(WAIT).until(() -> status() != null && status().getModelId() != null);
     assertThat(writes).hasValue(1);
     assertThat(models.get(0).path("type_definitions").size()).isEqualTo(2);
+  }
+
+  @Test
+  void theMetricsCountTheModelsByTheStateTheirStatusSays() throws Exception {
+    applyStoreAndModel(DSL);
+    await()
+        .atMost(WAIT)
+        .until(
+            this::fgamodels,
+            n -> n.equals(Map.of("in_sync", 1, "newer_model_in_store", 0, "not_ready", 0)));
+
+    // a newer model written out of band, seen at the next look
+    ObjectNode foreign = (ObjectNode) ModelJson.fromDsl(DSL + "type folder\n").json().deepCopy();
+    models.add(0, foreign.put("id", "01HVMMBCMGZNT3SED4Z17EM900"));
+    TestStores.editModel(
+        cluster, "app", m -> m.getMetadata().setAnnotations(Map.of("example.com/look", "again")));
+    await()
+        .atMost(WAIT)
+        .until(
+            this::fgamodels,
+            n -> n.equals(Map.of("in_sync", 0, "newer_model_in_store", 1, "not_ready", 0)));
+
+    TestStores.editModel(cluster, "app", m -> m.getSpec().setModel("model\n  schema 1.1\ntype"));
+    await()
+        .atMost(WAIT)
+        .until(
+            this::fgamodels,
+            n -> n.equals(Map.of("in_sync", 0, "newer_model_in_store", 0, "not_ready", 1)));
+
+    cluster.client().resources(FGAModel.class).inNamespace(MockCluster.NS).withName("app").delete();
+    await()
+        .atMost(WAIT)
+        .until(
+            this::fgamodels,
+            n -> n.equals(Map.of("in_sync", 0, "newer_model_in_store", 0, "not_ready", 0)));
+  }
+
+  /** {@code openfga_operator_fgamodels} by state, from one scrape. */
+  private Map<String, Integer> fgamodels() {
+    Matcher m =
+        Pattern.compile("(?m)^openfga_operator_fgamodels\\{state=\"([a-z_]+)\"} ([0-9.]+)$")
+            .matcher(registry.scrape());
+    Map<String, Integer> byState = new java.util.HashMap<>();
+    while (m.find()) {
+      byState.put(m.group(1), (int) Double.parseDouble(m.group(2)));
+    }
+    return byState;
   }
 }

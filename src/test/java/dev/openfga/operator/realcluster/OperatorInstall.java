@@ -158,9 +158,13 @@ final class OperatorInstall {
     return operatorNamespace;
   }
 
-  /** Starts an operator process named {@code podName} with the chart's arguments. */
+  /**
+   * Starts an operator process named {@code podName} with the chart's arguments, its probes and
+   * (with {@code metrics.enabled}) its metrics on free ports of 127.0.0.1.
+   */
   OperatorProcess start(String podName, String... jvmOptions) {
     int health = ControlPlane.freePort();
+    int metrics = 0;
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xss512k"));
@@ -168,7 +172,10 @@ final class OperatorInstall {
     command.add("-jar");
     command.add(JAR.toString());
     for (String arg : args) {
-      if (!arg.startsWith("--health-probe-bind-address=")) {
+      if (arg.startsWith("--metrics-bind-address=") && !arg.endsWith("=0")) {
+        metrics = ControlPlane.freePort();
+        command.add("--metrics-bind-address=127.0.0.1:" + metrics);
+      } else if (!arg.startsWith("--health-probe-bind-address=")) {
         command.add(arg);
       }
     }
@@ -187,17 +194,43 @@ final class OperatorInstall {
             plane
                 .dir()
                 .resolve(operatorNamespace + "-" + podName + "-" + System.nanoTime() + ".log"));
-    return new OperatorProcess(process, health);
+    return new OperatorProcess(process, health, metrics);
   }
 
   /** A running operator process. */
   static final class OperatorProcess implements AutoCloseable {
     private final ChildProcess process;
     private final int healthPort;
+    private final int metricsPort;
 
-    OperatorProcess(ChildProcess process, int healthPort) {
+    OperatorProcess(ChildProcess process, int healthPort, int metricsPort) {
       this.process = process;
       this.healthPort = healthPort;
+      this.metricsPort = metricsPort;
+    }
+
+    /** One {@code GET /metrics}: the Prometheus text (needs {@code metrics.enabled}). */
+    String scrape() {
+      if (metricsPort == 0) {
+        throw new IllegalStateException("the operator serves no metrics: metrics.enabled is false");
+      }
+      HttpRequest request =
+          HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + metricsPort + "/metrics"))
+              .timeout(Duration.ofSeconds(5))
+              .build();
+      try {
+        HttpResponse<String> response =
+            HttpClient.newHttpClient().send(request, HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() != 200) {
+          throw new IllegalStateException("GET /metrics: HTTP " + response.statusCode());
+        }
+        return response.body();
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(e);
+      }
     }
 
     /** Waits until {@code /readyz} answers 200 (informers synced). */

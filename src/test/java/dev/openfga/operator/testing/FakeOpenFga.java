@@ -2,6 +2,7 @@ package dev.openfga.operator.testing;
 
 import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -25,10 +26,17 @@ public final class FakeOpenFga implements AutoCloseable {
 
   /** Serves {@code /stores...} with {@code handler}, and starts the operator on {@code cluster}. */
   public FakeOpenFga(MockCluster cluster, HttpHandler handler) throws IOException {
+    this(cluster, handler, null);
+  }
+
+  /** The same, with the operator's metrics in {@code registry} ({@code null}: none). */
+  public FakeOpenFga(MockCluster cluster, HttpHandler handler, MeterRegistry registry)
+      throws IOException {
     this(handler);
     cluster.startOperator(
         MockCluster.withStoresAndModels(MockCluster.config(Duration.ofSeconds(2), 1)),
-        "operator-a");
+        "operator-a",
+        registry);
   }
 
   /** The port the API listens on. */
