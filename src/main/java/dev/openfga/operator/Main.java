@@ -81,6 +81,13 @@ public final class Main {
           MigrationOperator.create(
               client, config, Clock.systemUTC(), metrics == null ? null : metrics.registry());
       opened.push(operator);
+      if (metrics != null) {
+        // what /readyz says, for an alert on an operator that runs but is not ready
+        io.micrometer.core.instrument.Gauge.builder(
+                "openfga.operator.ready", operator, o -> o.isReady() ? 1 : 0)
+            .description("1 when every informer is synced and watching (as /readyz), else 0")
+            .register(metrics.registry());
+      }
       if (config.healthAddress().isPresent()) {
         BindAddress address = BindAddress.parse(config.healthAddress().get());
         HealthServer health = HealthServer.start(address, operator::isHealthy, operator::isReady);

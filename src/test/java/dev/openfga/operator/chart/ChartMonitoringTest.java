@@ -64,11 +64,14 @@ class ChartMonitoringTest {
     assertThat(alerts)
         .extracting(Rule::getAlert)
         .containsExactly(
-            "OpenFGAMigrationFailed", "OpenFGAMigrationWaiting", "OpenFGAOperatorDown");
-    assertThat(alerts).extracting(Rule::getFor).containsExactly(null, "15m", "5m");
+            "OpenFGAMigrationFailed",
+            "OpenFGAMigrationWaiting",
+            "OpenFGAOperatorDown",
+            "OpenFGAOperatorNotReady");
+    assertThat(alerts).extracting(Rule::getFor).containsExactly(null, "15m", "5m", "5m");
     assertThat(alerts)
         .extracting(a -> a.getLabels().get("severity"))
-        .containsExactly("warning", "warning", "critical");
+        .containsExactly("warning", "warning", "critical", "critical");
     // the ServiceMonitor's job is its Service's name; the series keep their own namespace label
     // (an OpenFGA Deployment's), which the alerts' texts name
     Service service = manifests.one(Service.class);
@@ -105,7 +108,8 @@ class ChartMonitoringTest {
             "OpenFGAMigrationFailed null",
             "OpenFGAMigrationWaiting 40m",
             "OpenFGAModelNotInSync 20m",
-            "OpenFGAOperatorDown 3m");
+            "OpenFGAOperatorDown 3m",
+            "OpenFGAOperatorNotReady 3m");
     assertThat(alerts).allSatisfy(a -> assertOnlyJob(a, "openfga-operator-pods"));
     assertThat(alerts.get(1).getAnnotations().get("summary")).contains("40 minutes");
   }
