@@ -40,13 +40,16 @@ final class OperatorInstall {
   private final List<String> args;
   private final Map<String, String> env;
   private final Path kubeconfig;
+  private final String serviceAccount;
 
   private OperatorInstall(
       ControlPlane plane,
       String operatorNamespace,
       List<String> args,
       Map<String, String> env,
-      Path kubeconfig) {
+      Path kubeconfig,
+      String serviceAccount) {
+    this.serviceAccount = serviceAccount;
     this.plane = plane;
     this.operatorNamespace = operatorNamespace;
     this.args = args;
@@ -112,7 +115,12 @@ final class OperatorInstall {
     Path kubeconfig =
         plane.kubeconfig(operatorNamespace + "-" + account.getMetadata().getName(), token);
     return new OperatorInstall(
-        plane, operatorNamespace, chart.args(), chart.env(operatorNamespace, "pod"), kubeconfig);
+        plane,
+        operatorNamespace,
+        chart.args(),
+        chart.env(operatorNamespace, "pod"),
+        kubeconfig,
+        account.getMetadata().getName());
   }
 
   /**
@@ -151,6 +159,11 @@ final class OperatorInstall {
     } catch (java.io.IOException e) {
       throw new java.io.UncheckedIOException(e);
     }
+  }
+
+  /** The chart's ServiceAccount, in {@link #namespace()}. */
+  String serviceAccount() {
+    return serviceAccount;
   }
 
   /** The namespace the operator runs in (its Lease is there). */

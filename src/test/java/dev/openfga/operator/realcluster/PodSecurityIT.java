@@ -100,24 +100,36 @@ class PodSecurityIT {
 
   @Test
   void theKubectlPluginsStatusPodIsAdmittedAndTheOperatorsRightsReadTheStatus() {
-    // the pod bin/kubectl-openfga_operator creates, for an operator with the chart's defaults
+    // the pod bin/kubectl-openfga_operator creates in the operator's namespace, for an operator
+    // with the chart's ServiceAccount; that namespace enforces "restricted" here (it runs no pod)
+    String operatorNamespace = install.namespace();
+    cluster
+        .client()
+        .namespaces()
+        .withName(operatorNamespace)
+        .edit(
+            n -> {
+              n.getMetadata().getLabels().put("pod-security.kubernetes.io/enforce", "restricted");
+              return n;
+            });
     KubectlPlugin.Run plugin =
         new KubectlPlugin(pluginDir)
             .run(
                 "",
                 "openfga-operator",
-                "ghcr.io/example/openfga-operator:0.1.0\topenfga-operator\t",
+                "ghcr.io/example/openfga-operator:0.1.0\t" + install.serviceAccount() + "\t",
                 "--operator-namespace",
-                restricted,
+                operatorNamespace,
                 "status",
                 "-n",
                 restricted);
     assertThat(plugin.exitCode()).as(plugin.output()).isZero();
     Pod pod = plugin.pod();
     pod.setMetadata(
-        new ObjectMetaBuilder().withName("status-view").withNamespace(restricted).build());
-    // the real Pod Security admission of a namespace that enforces "restricted" admits it
+        new ObjectMetaBuilder().withName("status-view").withNamespace(operatorNamespace).build());
+    // the real Pod Security admission admits it, with the chart's ServiceAccount
     Pod admitted = cluster.client().resource(pod).dryRun().create();
+    assertThat(admitted.getSpec().getServiceAccountName()).isEqualTo(install.serviceAccount());
     assertThat(admitted.getSpec().getContainers().get(0).getArgs())
         .containsExactly("status", "-n", restricted);
 
