@@ -336,7 +336,8 @@ public final class MockCluster implements AutoCloseable {
         base.failureLogLines(),
         base.dryRun(),
         true,
-        base.leaseName());
+        base.leaseName(),
+        base.modelTestMaxChecks());
   }
 
   public MigrationOperator startOperator(OperatorConfig config, String identity) {
