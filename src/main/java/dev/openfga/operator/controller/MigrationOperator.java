@@ -235,7 +235,8 @@ public final class MigrationOperator implements AutoCloseable {
                       .withInformerListLimit(LIST_PAGE_SIZE),
                   config));
       operator.register(
-          new ModelReconciler(client, http, credentials, slots, events, clock),
+          new ModelReconciler(
+              client, http, credentials, slots, events, clock, config.modelTestMaxChecks()),
           c ->
               watched(
                   c.withName(MODEL_CONTROLLER)
