@@ -95,6 +95,14 @@ public enum Flag {
           + " authorization models declared in Kubernetes. Needs their CRDs installed (the chart's"
           + " storesAndModels.enabled) and get on Secrets for their credentials. Not with"
           + " --dry-run."),
+  MODEL_TEST_MAX_CHECKS(
+      "--model-test-max-checks",
+      "N",
+      "1000",
+      "With --stores-and-models: at most this many checks one FGAModel's spec.tests may expand to"
+          + " (one per user, object and relation of a check; one per user and relation of a"
+          + " list_objects); more is InvalidModel, naming the limit and the count, before any"
+          + " check runs (1 to 100000)."),
   LOG_FORMAT("--log-format", "text|json", "text", "Log format: text (one line each) or json."),
   LOG_LEVEL(
       "--log-level",

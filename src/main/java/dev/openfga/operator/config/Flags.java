@@ -207,6 +207,8 @@ public final class Flags {
       long ttlSecondsAfterFinished = integer(Flag.TTL_SECONDS_AFTER_FINISHED, 0, Integer.MAX_VALUE);
       Duration retryCooldown = retryCooldown();
       long failureLogLines = integer(Flag.FAILURE_LOG_LINES, 0, 1000);
+      long modelTestMaxChecks =
+          integer(Flag.MODEL_TEST_MAX_CHECKS, 1, OperatorConfig.MODEL_TEST_MAX_CHECKS_LIMIT);
       LoggingConfig.Format logFormat = choice(Flag.LOG_FORMAT, LoggingConfig.Format.values());
       LoggingConfig.Level logLevel = choice(Flag.LOG_LEVEL, LoggingConfig.Level.values());
       if (!problems.isEmpty()) {
@@ -226,7 +228,8 @@ public final class Flags {
               Math.toIntExact(failureLogLines),
               dryRun,
               storesAndModels,
-              leaseName);
+              leaseName,
+              Math.toIntExact(modelTestMaxChecks));
       return new StartupConfig(operator, new LoggingConfig(logFormat, logLevel));
     }
 

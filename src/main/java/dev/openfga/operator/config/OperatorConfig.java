@@ -17,6 +17,7 @@ import java.util.Set;
  * @param dryRun decide and log, write nothing
  * @param storesAndModels run the FGAStore controller too (its CRD must be installed)
  * @param leaseName the leader-election Lease's name
+ * @param modelTestMaxChecks the most checks one FGAModel's tests may expand to
  */
 public record OperatorConfig(
     Set<String> watchNamespaces,
@@ -31,9 +32,15 @@ public record OperatorConfig(
     int failureLogLines,
     boolean dryRun,
     boolean storesAndModels,
-    String leaseName) {
+    String leaseName,
+    int modelTestMaxChecks) {
 
   public static final int DEFAULT_FAILURE_LOG_LINES = 20;
+
+  /** {@code --model-test-max-checks}: its default and the most it may be set to. */
+  public static final int DEFAULT_MODEL_TEST_MAX_CHECKS = 1000;
+
+  public static final int MODEL_TEST_MAX_CHECKS_LIMIT = 100_000;
 
   public OperatorConfig {
     watchNamespaces = Set.copyOf(watchNamespaces);
@@ -65,7 +72,8 @@ public record OperatorConfig(
         failureLogLines,
         dryRun,
         false,
-        Keys.LEADER_LEASE);
+        Keys.LEADER_LEASE,
+        DEFAULT_MODEL_TEST_MAX_CHECKS);
   }
 
   /** With the default failure evidence (the last 20 log lines). */

@@ -243,7 +243,8 @@ public final class MigrationOperator implements AutoCloseable {
               slots,
               events,
               clock,
-              registry == null ? ModelMetrics.none() : new ModelMetrics(registry)),
+              registry == null ? ModelMetrics.none() : new ModelMetrics(registry),
+              config.modelTestMaxChecks()),
           c ->
               watched(
                   c.withName(MODEL_CONTROLLER)

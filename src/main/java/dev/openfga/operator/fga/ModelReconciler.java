@@ -1,6 +1,7 @@
 package dev.openfga.operator.fga;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.openfga.operator.config.GoDuration;
 import dev.openfga.operator.controller.EventRecorder;
 import dev.openfga.operator.controller.JsonPatch;
 import dev.openfga.operator.fga.ModelPlanner.Entry;
@@ -25,11 +26,13 @@ import java.io.IOException;
 import java.net.http.HttpClient;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -74,6 +77,31 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
   static final Duration WAIT = Duration.ofSeconds(10);
   static final Duration SOURCE_RECHECK = Duration.ofSeconds(30);
 
+  /**
+   * An I/O error during the tests: they run again after this, doubled at each such error in a row,
+   * at most {@link #TESTS_RETRY_MAX} apart (a suite that fails half way through is not run again
+   * every 10 s).
+   */
+  static final Duration TESTS_RETRY_FIRST = Duration.ofSeconds(10);
+
+  static final Duration TESTS_RETRY_MAX = Duration.ofMinutes(5);
+
+  /**
+   * A suite holds its slot at least this long before it yields it to a reconcile that found none
+   * free ({@link Slots#turnedAway}); shorter than {@link Slots#BUSY_AGAIN}, so that the slot is
+   * free when that reconcile comes back.
+   */
+  static final Duration SLICE = Duration.ofSeconds(1);
+
+  /**
+   * A suite that yielded its slot goes on after this: longer than {@link Slots#BUSY_AGAIN}, so that
+   * the reconcile it yielded to finds the slot free.
+   */
+  static final Duration YIELD_PAUSE = Slots.BUSY_AGAIN.multipliedBy(2);
+
+  /** A run of tests not looked at for this long is forgotten (its FGAModel was deleted). */
+  static final Duration FORGOTTEN = Duration.ofMinutes(15);
+
   private final KubernetesClient client;
   private final HttpClient http;
   private final EventRecorder events;
@@ -81,6 +109,28 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
   private final Credentials.Cache credentials;
   private final Slots slots;
   private final ModelMetrics metrics;
+  private final int maxChecks;
+
+  /**
+   * The FGAModels' tests between reconciles, by FGAModel uid: a suite that yielded its slot, or
+   * waits to run again after an I/O error. In memory only: after a restart a suite runs again from
+   * its start (deleting the scratch store the earlier run left).
+   */
+  private final Map<String, TestRun> runs = new ConcurrentHashMap<>();
+
+  /** One FGAModel's tests for one key (model and tests): where they stand, and when to go on. */
+  private static final class TestRun {
+    final String key;
+    ModelTests.Progress progress = new ModelTests.Progress();
+    int errors;
+    Instant notBefore = Instant.MIN;
+    Instant touched;
+
+    TestRun(String key, Instant now) {
+      this.key = key;
+      this.touched = now;
+    }
+  }
 
   /**
    * Why the model id was not published: {@link #PUBLISH_CONFLICT} (a ConfigMap of that name the
@@ -96,9 +146,11 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
       Slots slots,
       EventRecorder events,
       Clock clock,
-      ModelMetrics metrics) {
+      ModelMetrics metrics,
+      int maxChecks) {
     this.slots = slots;
     this.metrics = metrics;
+    this.maxChecks = maxChecks;
     this.client = client;
     this.http = http;
     this.credentials = credentials;
@@ -109,12 +161,14 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
   @Override
   public UpdateControl<FGAModel> reconcile(FGAModel model, Context<FGAModel> context) {
     metrics.counting(context.getPrimaryCache());
+    // read before the slot is taken: a reconcile turned away from then on waits for this one
+    long turnedAway = slots.turnedAway();
     return slots.inSlot(
-        () -> reconcileNow(model),
+        () -> reconcileNow(model, turnedAway, System.nanoTime()),
         () -> UpdateControl.<FGAModel>noUpdate().rescheduleAfter(Slots.BUSY_AGAIN));
   }
 
-  private UpdateControl<FGAModel> reconcileNow(FGAModel model) {
+  private UpdateControl<FGAModel> reconcileNow(FGAModel model, long turnedAway, long started) {
     FGAModel.Spec spec = model.getSpec();
     FGAModel.Status old = model.getStatus();
     FGAModel.Status next = Conditions.copy(old, FGAModel.Status::new);
@@ -130,6 +184,9 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
           spec.getTests() == null || spec.getTests().isBlank()
               ? null
               : ModelTests.parse(spec.getTests());
+      if (tests != null) {
+        ModelTests.withinBudget(tests, maxChecks);
+      }
     } catch (ModelJson.InvalidModel e) {
       return blocked(model, next, INVALID_MODEL, e.getMessage(), true, again);
     } catch (ModelTests.InvalidTests e) {
@@ -145,6 +202,25 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
     if (notReady.isPresent()) {
       return blocked(model, next, STORE_NOT_READY, notReady.get(), false, WAIT);
     }
+
+    // a suite that yielded its slot, or that waits after an I/O error, for these model and tests
+    String uid = model.getMetadata().getUid();
+    String key = tests == null ? null : ModelTests.key(desired.hash(), spec.getTests());
+    Instant looked = clock.instant();
+    runs.values().removeIf(r -> r.touched.isBefore(looked.minus(FORGOTTEN)));
+    TestRun run = runs.get(uid);
+    if (run != null && !run.key.equals(key)) {
+      // the model or the tests changed: run anew (a run starts by deleting the scratch store an
+      // earlier one left)
+      runs.remove(uid);
+      run = null;
+    }
+    if (run != null && looked.isBefore(run.notBefore)) {
+      run.touched = looked;
+      return UpdateControl.<FGAModel>noUpdate()
+          .rescheduleAfter(Duration.between(looked, run.notBefore));
+    }
+
     String storeId = store.getStatus().getStoreId();
     String url = store.getSpec().getOpenfgaRef().getUrl();
     Known known = known(old, storeId);
@@ -161,14 +237,57 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
       } else {
         // run once per model and tests: a failing pair is not run again at every look (each run
         // is a scratch store), and a change to the tests alone runs them against the model
-        String key = ModelTests.key(desired.hash(), spec.getTests());
         Optional<String> failed;
         if (old != null && key.equals(old.getTestedKey())) {
           failed = Optional.ofNullable(old.getTestsFailure()).filter(f -> !f.isBlank());
         } else {
-          failed =
-              ModelTests.run(
-                  api, ModelTests.scratchName(model.getMetadata().getUid()), desired.json(), tests);
+          TestRun suite = run != null ? run : new TestRun(key, looked);
+          runs.put(uid, suite);
+          ModelTests.Outcome outcome;
+          try {
+            // the slot is this reconcile's for a slice at least, then until someone waits for one
+            outcome =
+                ModelTests.resume(
+                    api,
+                    ModelTests.scratchName(uid),
+                    desired.json(),
+                    tests,
+                    suite.progress,
+                    () ->
+                        System.nanoTime() - started >= SLICE.toNanos()
+                            && slots.turnedAway() != turnedAway);
+          } catch (Credentials.CredentialsException e) {
+            throw e;
+          } catch (IOException e) {
+            // from the start again, not at once: a server that fails half way through a long
+            // suite is not sent it every 10 s
+            suite.errors++;
+            suite.progress = new ModelTests.Progress();
+            Duration after = testsRetryAfter(suite.errors);
+            suite.touched = clock.instant();
+            suite.notBefore = suite.touched.plus(after);
+            return blocked(
+                model,
+                next,
+                StorePlanner.API_ERROR,
+                e.getMessage() + "; the tests run again in " + GoDuration.format(after),
+                true,
+                after);
+          }
+          suite.touched = clock.instant();
+          if (outcome.state() == ModelTests.State.YIELDED) {
+            suite.notBefore = suite.touched.plus(YIELD_PAUSE);
+            LOG.atDebug()
+                .addKeyValue("fgamodel", ns + "/" + model.getMetadata().getName())
+                .log(
+                    "the model's tests yield their slot to a reconcile waiting for one after {}"
+                        + " requests; they go on in {}",
+                    suite.progress.requestsMade(),
+                    GoDuration.format(YIELD_PAUSE));
+            return UpdateControl.<FGAModel>noUpdate().rescheduleAfter(YIELD_PAUSE);
+          }
+          runs.remove(uid);
+          failed = Optional.ofNullable(outcome.failure());
           next.setTestedKey(key);
           next.setTestsFailure(failed.orElse(null));
         }
@@ -306,6 +425,16 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
       Thread.currentThread().interrupt();
       return UpdateControl.noUpdate();
     }
+  }
+
+  /**
+   * How long after the {@code errors}-th I/O error in a row the tests run again: {@link
+   * #TESTS_RETRY_FIRST}, doubled at each further one, at most {@link #TESTS_RETRY_MAX}.
+   */
+  static Duration testsRetryAfter(int errors) {
+    int doublings = Math.min(Math.max(errors, 1) - 1, 30);
+    Duration after = TESTS_RETRY_FIRST.multipliedBy(1L << doublings);
+    return after.compareTo(TESTS_RETRY_MAX) > 0 ? TESTS_RETRY_MAX : after;
   }
 
   /** The model the spec declares, normalised; exactly one source. */

@@ -2,6 +2,7 @@ package dev.openfga.operator.fga;
 
 import java.time.Duration;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 /**
@@ -9,17 +10,20 @@ import java.util.function.Supplier;
  * reconcile threads, which the migration controller shares: an OpenFGA server that hangs (each call
  * may take its timeouts and retries, about 40 s) never holds every thread while a Deployment waits
  * for its migration. A reconcile that finds no free slot is looked at again after {@link
- * #BUSY_AGAIN}, without waiting on the thread.
+ * #BUSY_AGAIN}, without waiting on the thread; it is counted ({@link #turnedAway}), so that a
+ * long-running holder (an FGAModel's tests) can see that someone waits and yield its slot.
  */
 public final class Slots {
   static final int SLOTS = 2;
   static final Duration BUSY_AGAIN = Duration.ofSeconds(2);
 
   private final Semaphore free = new Semaphore(SLOTS);
+  private final AtomicLong turnedAway = new AtomicLong();
 
   /** {@code work} in a slot, or {@code busy} at once when none is free. */
   <T> T inSlot(Supplier<T> work, Supplier<T> busy) {
     if (!free.tryAcquire()) {
+      turnedAway.incrementAndGet();
       return busy.get();
     }
     try {
@@ -27,5 +31,13 @@ public final class Slots {
     } finally {
       free.release();
     }
+  }
+
+  /**
+   * How many reconciles found no free slot so far: when it has grown since a holder took its slot,
+   * someone is waiting for one.
+   */
+  long turnedAway() {
+    return turnedAway.get();
   }
 }

@@ -77,6 +77,8 @@ class ChartFlagsTest {
     StartupConfig config = parse(chart().valuesFile("all-namespaces.yaml").render());
 
     assertThat(config.operator().watchesAllNamespaces()).isTrue();
+    assertThat(config.operator().storesAndModels()).isTrue();
+    assertThat(config.operator().modelTestMaxChecks()).isEqualTo(5000);
   }
 
   @Test

@@ -69,6 +69,8 @@ class ChartSchemaTest {
           retryCooldown: 60                                  | retryCooldown: Invalid type. Expected: string, given: integer
           failureLogLines: 1001                              | failureLogLines: Must be less than or equal to 1000
           failureLogLines: "20"                              | failureLogLines: Invalid type. Expected: integer, given: string
+          storesAndModels: {modelTestMaxChecks: 0}           | storesAndModels.modelTestMaxChecks: Must be greater than or equal to 1
+          storesAndModels: {modelTestMaxChecks: 100001}      | storesAndModels.modelTestMaxChecks: Must be less than or equal to 100000
           logFormat: yaml                                    | logFormat: logFormat must be one of the following: "text", "json"
           logLevel: verbose                                  | logLevel: logLevel must be one of the following
           metrics: {enabled: "false"}                        | metrics.enabled: Invalid type. Expected: boolean, given: string

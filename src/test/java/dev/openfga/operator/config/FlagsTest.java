@@ -98,6 +98,27 @@ class FlagsTest {
         .isEqualTo(config.retryCooldown());
     assertThat(config.metricsAddress()).contains(Flag.METRICS_BIND_ADDRESS.defaultValue());
     assertThat(config.healthAddress()).contains(Flag.HEALTH_PROBE_BIND_ADDRESS.defaultValue());
+    assertThat(Flag.MODEL_TEST_MAX_CHECKS.defaultValue())
+        .isEqualTo(String.valueOf(config.modelTestMaxChecks()))
+        .isEqualTo(String.valueOf(OperatorConfig.DEFAULT_MODEL_TEST_MAX_CHECKS))
+        .isEqualTo("1000");
+  }
+
+  @Test
+  void theModelTestBudgetIsReadAndBounded() throws Exception {
+    assertThat(
+            Flags.parse(podIn("o"), "--stores-and-models", "--model-test-max-checks=100000")
+                .operator()
+                .modelTestMaxChecks())
+        .isEqualTo(100_000);
+    assertThat(
+            Flags.parse(
+                    env(
+                        Map.of(
+                            "POD_NAMESPACE", "o", "OPENFGA_OPERATOR_MODEL_TEST_MAX_CHECKS", "1")))
+                .operator()
+                .modelTestMaxChecks())
+        .isEqualTo(1);
   }
 
   static Stream<Arguments> everyValuedFlag() {
@@ -112,6 +133,7 @@ class FlagsTest {
         Arguments.of("--active-deadline-seconds", "1200"),
         Arguments.of("--ttl-seconds-after-finished", "0"),
         Arguments.of("--retry-cooldown", "2m"),
+        Arguments.of("--model-test-max-checks", "250"),
         Arguments.of("--log-format", "json"),
         Arguments.of("--log-level", "debug"));
   }
@@ -278,6 +300,16 @@ class FlagsTest {
             "--health-probe-bind-address=:70000",
             "invalid value for --health-probe-bind-address: :70000 (must be [host]:port with a"
                 + " port from 0 to 65535, or 0 to disable)"),
+        Arguments.of(
+            "--model-test-max-checks=0",
+            "invalid value for --model-test-max-checks: 0 (must be between 1 and 100000)"),
+        Arguments.of(
+            "--model-test-max-checks=100001",
+            "invalid value for --model-test-max-checks: 100001 (must be between 1 and 100000)"),
+        Arguments.of(
+            "--model-test-max-checks=lots",
+            "invalid value for --model-test-max-checks: lots (must be an integer between 1 and"
+                + " 100000)"),
         Arguments.of(
             "--log-format=xml", "invalid value for --log-format: xml (must be text or json)"),
         Arguments.of(

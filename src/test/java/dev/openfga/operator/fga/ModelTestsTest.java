@@ -3,6 +3,14 @@ package dev.openfga.operator.fga;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.openfga.operator.testing.FakeOpenFga;
+import dev.openfga.operator.testing.InMemoryOpenFga;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /** A tests block is run only if every part of it can be: nothing misspelt passes unchecked. */
@@ -48,5 +56,123 @@ class ModelTestsTest {
         .isInstanceOf(ModelTests.InvalidTests.class)
         .hasMessageContaining(message)
         .hasMessageContaining("spec.tests");
+  }
+
+  @Test
+  void theChecksAreCountedAsTheyExpandWithoutRunningThem() throws Exception {
+    // 3 users (user and users) x 2 objects x 2 relations, and 2 users x 3 relations of a
+    // list_objects; a second test adds 1
+    JsonNode tests =
+        ModelTests.parse(
+            """
+            - name: many
+              check:
+                - user: user:anne
+                  users: [user:bob, user:carl]
+                  objects: [doc:1, doc:2]
+                  assertions: {viewer: true, editor: false}
+              list_objects:
+                - users: [user:anne, user:bob]
+                  type: doc
+                  assertions: {viewer: [], editor: [], owner: []}
+            - name: one
+              check:
+                - {user: user:anne, object: doc:1, assertions: {viewer: true}}
+            """);
+
+    assertThat(ModelTests.checks(tests)).isEqualTo(3 * 2 * 2 + 2 * 3 + 1);
+  }
+
+  @Test
+  void testsBeyondTheBudgetAreRefusedNamingTheCountAndTheLimit() throws Exception {
+    // 7 users x 11 objects x 13 relations = 1001
+    JsonNode tests = ModelTests.parse(combinations(7, 11, 13));
+    assertThat(ModelTests.checks(tests)).isEqualTo(1001);
+
+    assertThatThrownBy(() -> ModelTests.withinBudget(tests, 1000))
+        .isInstanceOf(ModelTests.InvalidTests.class)
+        .hasMessageContaining("spec.tests expand to 1001 checks")
+        .hasMessageContaining("more than the 1000 one FGAModel may run")
+        .hasMessageContaining("--model-test-max-checks");
+    // at the limit: allowed
+    ModelTests.withinBudget(tests, 1001);
+    ModelTests.withinBudget(ModelTests.parse(combinations(10, 10, 10)), 1000);
+  }
+
+  /** One test with one check of {@code users} x {@code objects} x {@code relations}. */
+  static String combinations(int users, int objects, int relations) {
+    List<String> u = new ArrayList<>();
+    for (int i = 0; i < users; i++) {
+      u.add("\"user:u" + i + "\"");
+    }
+    List<String> o = new ArrayList<>();
+    for (int i = 0; i < objects; i++) {
+      o.add("\"doc:" + i + "\"");
+    }
+    List<String> r = new ArrayList<>();
+    for (int i = 0; i < relations; i++) {
+      r.add("r" + i + ": true");
+    }
+    return "- name: combinations\n  check:\n    - users: ["
+        + String.join(", ", u)
+        + "]\n      objects: ["
+        + String.join(", ", o)
+        + "]\n      assertions: {"
+        + String.join(", ", r)
+        + "}\n";
+  }
+
+  @Test
+  void anIoErrorInARowWaitsTwiceAsLongUpToFiveMinutes() {
+    assertThat(
+            List.of(1, 2, 3, 4, 5, 6, 7, 100).stream()
+                .map(ModelReconciler::testsRetryAfter)
+                .map(Duration::getSeconds))
+        .containsExactly(10L, 20L, 40L, 80L, 160L, 300L, 300L, 300L);
+  }
+
+  @Test
+  void aRunThatYieldsGoesOnWhereItStoodInTheSameScratchStores() throws Exception {
+    InMemoryOpenFga server = new InMemoryOpenFga();
+    try (FakeOpenFga openfga = new FakeOpenFga(server)) {
+      FgaApi api =
+          new FgaApi(
+              FgaApi.defaultHttpClient(),
+              URI.create("http://127.0.0.1:" + openfga.port()),
+              Optional::empty,
+              d -> {});
+      JsonNode model =
+          ModelJson.fromDsl(
+                  "model\n  schema 1.1\ntype user\ntype doc\n  relations\n"
+                      + "    define viewer: [user]\n")
+              .json();
+      // two tests of 3 x 2 x 2 checks each
+      JsonNode tests = ModelTests.parse(combinations(3, 2, 2) + combinations(3, 2, 2));
+      ModelTests.Progress progress = new ModelTests.Progress();
+
+      // each slice yields once it has made 5 checks
+      int slices = 0;
+      ModelTests.Outcome outcome;
+      do {
+        int before = server.checks.get();
+        outcome =
+            ModelTests.resume(
+                api,
+                "fgamodel-test-x",
+                model,
+                tests,
+                progress,
+                () -> server.checks.get() >= before + 5);
+        slices++;
+      } while (outcome.state() == ModelTests.State.YIELDED && slices < 100);
+
+      assertThat(outcome.state()).isEqualTo(ModelTests.State.PASSED);
+      // every check once, none again after a yield, and one scratch store per test, kept across
+      // the slices and deleted at its end
+      assertThat(server.checks).hasValue(24);
+      assertThat(slices).isEqualTo(5);
+      assertThat(server.created).hasValue(2);
+      assertThat(server.stores).isEmpty();
+    }
   }
 }

@@ -19,8 +19,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The part of the OpenFGA HTTP API the FGAStore and FGAModel controllers use, in memory: stores
  * (list, get, create, delete), their authorization models (list, write), tuples written (and
- * forgotten) and checks that all answer {@link #allowed}; deletes that fail, and look-ups held
- * until several have arrived. For {@link FakeOpenFga}.
+ * forgotten) and checks that all answer {@link #allowed}, counted and logged, slow if asked;
+ * deletes that fail, and look-ups held until several have arrived. For {@link FakeOpenFga}.
  */
 public final class InMemoryOpenFga implements HttpHandler {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -35,6 +35,18 @@ public final class InMemoryOpenFga implements HttpHandler {
 
   /** Stores created so far (the operator's and its tests' scratch stores). */
   public final AtomicInteger created = new AtomicInteger();
+
+  /** Checks asked so far (answered or not). */
+  public final AtomicInteger checks = new AtomicInteger();
+
+  /**
+   * What was asked, in order: {@code create <name>} for each store created, {@code check <store
+   * name>} for each check.
+   */
+  public final List<String> log = new CopyOnWriteArrayList<>();
+
+  /** How long each check takes to answer: a slow server (its own threads wait, not the test's). */
+  public volatile long checkMillis;
 
   /** What every check answers. */
   public volatile boolean allowed = true;
@@ -80,6 +92,17 @@ public final class InMemoryOpenFga implements HttpHandler {
     int status = 200;
     ObjectNode body = JSON.createObjectNode();
     String id = path.length > 1 ? path[1] : null;
+    if (method.equals("POST") && path.length == 3 && path[2].equals("check")) {
+      checks.incrementAndGet();
+      log.add("check " + stores.get(id));
+      if (checkMillis > 0) {
+        try {
+          Thread.sleep(checkMillis);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    }
     if (method.equals("DELETE") && failingDeletes.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
       exchange.sendResponseHeaders(503, -1);
       exchange.close();
@@ -102,6 +125,7 @@ public final class InMemoryOpenFga implements HttpHandler {
       String id2 = newId();
       stores.put(id2, name);
       created.incrementAndGet();
+      log.add("create " + name);
       body.put("id", id2).put("name", name);
       status = 201;
     } else if (!stores.containsKey(id)) {

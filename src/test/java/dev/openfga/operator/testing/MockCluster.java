@@ -336,7 +336,8 @@ public final class MockCluster implements AutoCloseable {
         base.failureLogLines(),
         base.dryRun(),
         true,
-        base.leaseName());
+        base.leaseName(),
+        base.modelTestMaxChecks());
   }
 
   public MigrationOperator startOperator(OperatorConfig config, String identity) {
@@ -346,9 +347,14 @@ public final class MockCluster implements AutoCloseable {
   /** An operator whose metrics go into the registry ({@code null}: none). */
   public MigrationOperator startOperator(
       OperatorConfig config, String identity, MeterRegistry registry) {
+    return startOperator(config, identity, registry, Clock.systemUTC());
+  }
+
+  /** An operator that reads the time from {@code clock} (e.g. one a test moves ahead). */
+  public MigrationOperator startOperator(
+      OperatorConfig config, String identity, MeterRegistry registry, Clock clock) {
     MigrationOperator operator =
-        MigrationOperator.create(
-            operatorClient(), config, Clock.systemUTC(), identity, false, registry);
+        MigrationOperator.create(operatorClient(), config, clock, identity, false, registry);
     closeables.add(operator);
     operator.start();
     return operator;
