@@ -101,6 +101,16 @@ public final class Planner {
               + " is not a valid Secret name");
     }
 
+    // Database proxies that were asked for but cannot be told from the value: a Job without them
+    // could not reach the database, so never run one silently without them (SPEC section 10).
+    Optional<String> sidecarsProblem =
+        s.problems().stream()
+            .filter(p -> p.startsWith("annotation " + Keys.MIGRATION_SIDECARS + "="))
+            .findFirst();
+    if (sidecarsProblem.isPresent()) {
+      return blocked(steps, "deployment " + ref + ": " + sidecarsProblem.get());
+    }
+
     // Rule 3: desired version from the image.
     Optional<String> desired = ImageVersion.of(c.getImage());
     if (desired.isEmpty()) {
