@@ -32,6 +32,7 @@ import java.util.function.Predicate;
  * openfga_operator_migrations_failed_total{namespace,deployment}
  * openfga_operator_migration_duration_seconds{namespace,deployment}  (histogram, Job start → end)
  * openfga_operator_collisions_total{namespace,deployment,kind}        (kind = job | configmap)
+ * openfga_operator_job_rejections_total{namespace,deployment}         (Job creates refused)
  * openfga_operator_deployments{state}                                 (opted-in Deployments by state)
  * openfga_operator_deployments_waiting                                (waiting for a migration)
  * openfga_operator_retry_wait_seconds{namespace,deployment}           (until the next Job)
@@ -117,6 +118,11 @@ public final class MigrationMetrics {
         .tags(tags(d).and("kind", kind))
         .register(registry)
         .increment();
+  }
+
+  /** A Job create the API server refused (once per refusal, as its Warning Event). */
+  void rejected(Deployment d) {
+    counter("job.rejections", "Migration Job creates the API server refused", d).increment();
   }
 
   /**

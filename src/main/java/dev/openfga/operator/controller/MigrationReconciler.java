@@ -359,7 +359,8 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
   /**
    * Runs the plan; when a name is taken by an object the cache does not hold (a legacy Helm hook, a
    * hand-made Job, someone else's ConfigMap), decides again with it instead of trying to create
-   * again and again. Returns the plan that was run last.
+   * again and again; when the API server refuses the Job (SPEC section 10), decides again with its
+   * answer. Returns the plan that was run last.
    */
   private Plan runRecovering(ResourceID id, Plan plan, Observation o) {
     try {
@@ -374,6 +375,13 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
           taken.existing instanceof Job job
               ? o.withJob(job)
               : o.withStatusConfigMap((ConfigMap) taken.existing);
+      Plan replanned = planner.plan(again);
+      run(id, replanned, again);
+      return replanned;
+    } catch (StepRunner.Rejected rejected) {
+      // SPEC section 10: the refusal is an observation; the planner reports it (condition, Event)
+      // and blocks, so the create is tried again with backoff
+      Observation again = o.withJobRejection(Optional.of(rejected.rejection));
       Plan replanned = planner.plan(again);
       run(id, replanned, again);
       return replanned;

@@ -61,6 +61,37 @@ final class StepRunner {
     }
   }
 
+  /**
+   * The API server refused to create the Job (SPEC section 10); the reconcile plans again with its
+   * answer, which the planner reports. No cause is kept: the server's own text may hold credentials
+   * and is only shown masked ({@link MigrationJob#rejection}).
+   */
+  static final class Rejected extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    final String rejection;
+
+    Rejected(String rejection) {
+      super("the API server rejected the Job: " + rejection, null, false, false);
+      this.rejection = rejection;
+    }
+  }
+
+  /**
+   * Whether an answer to a create refuses the object itself: a quota or an admission webhook or
+   * policy (403 and other 4xx), an invalid object (422). Not 401 (the operator's own credentials),
+   * 404 (the namespace is gone), 408, 409 (the name is taken: SPEC rule 7) or 429 (throttled), nor
+   * a server error or no answer: those are retried as they are.
+   */
+  static boolean isRejection(int code) {
+    return code >= 400
+        && code < 500
+        && code != 401
+        && code != 404
+        && code != 408
+        && code != 409
+        && code != 429;
+  }
+
   private final KubernetesClient client;
   private final EventRecorder events;
   private final MigrationMetrics metrics;
@@ -182,6 +213,13 @@ final class StepRunner {
             // an error; until the cache says, it holds its database as a created one does
             own.jobCreated(s.job(), o.now());
           }
+          if (isRejection(e.getCode())) {
+            throw new Rejected(
+                MigrationJob.rejection(
+                    s.job(),
+                    e.getCode(),
+                    e.getStatus() == null ? null : e.getStatus().getMessage()));
+          }
           throw e;
         }
         MigrationJob.droppedPodReplacementPolicy(s.job(), job)
@@ -247,6 +285,8 @@ final class StepRunner {
           metrics.collision(deployment, "job");
         } else if (fresh && s.reason() == EventReason.MigrationStatusConflict) {
           metrics.collision(deployment, "configmap");
+        } else if (fresh && s.reason() == EventReason.JobRejected) {
+          metrics.rejected(deployment);
         }
       }
       LOG.debug("{}: done", step.getClass().getSimpleName());

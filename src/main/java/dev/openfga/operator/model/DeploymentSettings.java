@@ -112,7 +112,8 @@ public record DeploymentSettings(
       if (sidecarsValue.length() > MAX_VALUE_LENGTH) {
         problems.add(describe(Keys.MIGRATION_SIDECARS, sidecarsValue, "is too long"));
       } else {
-        for (String part : sidecarsValue.split(",")) {
+        // every entry must name a container: an empty one (a,,b or a trailing comma) too
+        for (String part : sidecarsValue.split(",", -1)) {
           String sidecar = part.strip();
           if (!DNS_LABEL.matcher(sidecar).matches()) {
             problems.add(

@@ -18,6 +18,11 @@ public enum EventReason {
    */
   MigrationPodNotCreated(true),
   /**
+   * Warning: the API server refused to create the migration Job (a quota, an admission webhook or
+   * policy, an invalid object); names its answer. Retried with backoff, at most 5 minutes apart.
+   */
+  JobRejected(true),
+  /**
    * Normal: another Deployment's migration Job runs on the same database; names it. This
    * Deployment's Job is created when that one has finished.
    */

@@ -28,6 +28,15 @@ public final class FailedCondition {
     return current(deployment).filter(c -> "True".equals(c.getStatus())).isPresent();
   }
 
+  /** Ours is True with reason {@code JobRejected}: the last Job create was refused. */
+  public static boolean isRejected(Deployment deployment) {
+    return current(deployment).filter(FailedCondition::isRejected).isPresent();
+  }
+
+  private static boolean isRejected(DeploymentCondition c) {
+    return "True".equals(c.getStatus()) && Keys.REASON_JOB_REJECTED.equals(c.getReason());
+  }
+
   /** The conditions with ours set to True for the version, or empty when already so. */
   public static Optional<List<DeploymentCondition>> failed(
       Deployment deployment, String version, Instant now) {
@@ -42,6 +51,46 @@ public final class FailedCondition {
       Deployment deployment, String version, Optional<String> evidence, Instant now) {
     String message = Keys.failedMessage(version) + evidence.map(e -> " " + e).orElse("");
     return replace(deployment, "True", Keys.REASON_JOB_FAILED, message, now, false);
+  }
+
+  /**
+   * The conditions with ours set to True for a Job create the API server refused (SPEC section 10),
+   * with its answer, or empty when already so.
+   */
+  public static Optional<List<DeploymentCondition>> rejected(
+      Deployment deployment, String job, String version, String rejection, Instant now) {
+    return replace(
+        deployment,
+        "True",
+        Keys.REASON_JOB_REJECTED,
+        Keys.rejectedMessage(job, version, rejection),
+        now,
+        false);
+  }
+
+  /**
+   * The API server's answer of a True {@code JobRejected} condition (as {@link #rejected} was given
+   * it), or empty when the condition says something else.
+   */
+  public static Optional<String> rejection(Deployment deployment) {
+    return current(deployment)
+        .filter(FailedCondition::isRejected)
+        .map(DeploymentCondition::getMessage)
+        .filter(m -> m.contains(Keys.REJECTED_BY))
+        .map(m -> m.substring(m.indexOf(Keys.REJECTED_BY) + Keys.REJECTED_BY.length()));
+  }
+
+  /**
+   * The conditions with a True {@code JobRejected} set to False, reason {@code JobCreated}: a Job
+   * is there now. Empty when ours says something else (a failure stays until a success).
+   */
+  public static Optional<List<DeploymentCondition>> jobCreated(
+      Deployment deployment, String job, String version, Instant now) {
+    if (!isRejected(deployment)) {
+      return Optional.empty();
+    }
+    return replace(
+        deployment, "False", Keys.REASON_JOB_CREATED, Keys.createdMessage(job, version), now, true);
   }
 
   /** The conditions with ours cleared, or empty when absent or already cleared. */

@@ -539,6 +539,40 @@ public final class MigrationJob {
     return count == null || count == 0;
   }
 
+  /** The most of the API server's answer to a refused Job create that is kept. */
+  static final int MAX_REJECTION = 1024;
+
+  /**
+   * The API server's answer to a refused create of {@code job} (SPEC section 10), as the
+   * Deployment's condition and Event show it: its message with the credentials masked as in failure
+   * evidence ({@link FailureLog#redact}, with the literal datastore URI and password of the Job's
+   * containers: an invalid object's answer may quote their values), cut to {@value #MAX_REJECTION}
+   * characters after masking, and the HTTP status code.
+   */
+  public static String rejection(Job job, int code, String message) {
+    List<String> secrets = new ArrayList<>();
+    PodSpec pod =
+        job.getSpec() == null || job.getSpec().getTemplate() == null
+            ? null
+            : job.getSpec().getTemplate().getSpec();
+    if (pod != null) {
+      for (List<Container> containers :
+          java.util.Arrays.asList(pod.getContainers(), pod.getInitContainers())) {
+        if (containers != null) {
+          containers.forEach(c -> secrets.addAll(FailureLog.literalSecrets(c)));
+        }
+      }
+    }
+    String text =
+        message == null || message.isBlank()
+            ? "no message"
+            : FailureLog.redact(message.strip(), secrets);
+    if (text.length() > MAX_REJECTION) {
+      text = text.substring(0, MAX_REJECTION - 3) + "...";
+    }
+    return text + " (HTTP " + code + ")";
+  }
+
   /**
    * The message of the newest {@code FailedCreate} Event of this very Job (same UID) among {@code
    * events}: why the Job controller cannot create its pod.

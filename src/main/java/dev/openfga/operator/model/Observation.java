@@ -14,8 +14,10 @@ import java.util.Optional;
  * evidence is not yet recorded on it — what its pod left behind, — only for a running Job without
  * pods — why the Job controller cannot create its pod, — only before a Job is created — the
  * operator's Jobs and migration pods on the same database (label {@link Keys#DATABASE_LABEL}; a pod
- * can outlive its Job), and — while the Job exists — its migration pods (is its migrate running,
- * whatever its ready count says?). Read-only.
+ * can outlive its Job), — while the Job exists — its migration pods (is its migrate running,
+ * whatever its ready count says?), and — only right after the API server refused to create the Job,
+ * or in the status view from a {@code JobRejected} condition — its answer (credentials masked, see
+ * {@link MigrationJob#rejection}). Read-only.
  */
 public record Observation(
     Deployment deployment,
@@ -25,7 +27,8 @@ public record Observation(
     Optional<String> failureEvidence,
     Optional<String> podCreateFailure,
     List<Job> databaseJobs,
-    List<Pod> databasePods) {
+    List<Pod> databasePods,
+    Optional<String> jobRejection) {
 
   public Observation(
       Deployment deployment, Optional<ConfigMap> statusConfigMap, Optional<Job> job, Instant now) {
@@ -37,7 +40,8 @@ public record Observation(
         Optional.empty(),
         Optional.empty(),
         List.of(),
-        List.of());
+        List.of(),
+        Optional.empty());
   }
 
   /** The operator's Jobs that migrate the database the new Job would migrate. */
@@ -50,7 +54,8 @@ public record Observation(
         failureEvidence,
         podCreateFailure,
         List.copyOf(jobs),
-        databasePods);
+        databasePods,
+        jobRejection);
   }
 
   /**
@@ -66,7 +71,8 @@ public record Observation(
         failureEvidence,
         podCreateFailure,
         databaseJobs,
-        List.copyOf(pods));
+        List.copyOf(pods),
+        jobRejection);
   }
 
   public Observation withFailureEvidence(String evidence) {
@@ -78,7 +84,8 @@ public record Observation(
         Optional.of(evidence),
         podCreateFailure,
         databaseJobs,
-        databasePods);
+        databasePods,
+        jobRejection);
   }
 
   /** The message of the Job controller's newest {@code FailedCreate} Event for the Job. */
@@ -91,7 +98,8 @@ public record Observation(
         failureEvidence,
         message,
         databaseJobs,
-        databasePods);
+        databasePods,
+        jobRejection);
   }
 
   public Observation withDeployment(Deployment full) {
@@ -103,7 +111,8 @@ public record Observation(
         failureEvidence,
         podCreateFailure,
         databaseJobs,
-        databasePods);
+        databasePods,
+        jobRejection);
   }
 
   public Observation withStatusConfigMap(ConfigMap configMap) {
@@ -120,7 +129,8 @@ public record Observation(
         failureEvidence,
         podCreateFailure,
         databaseJobs,
-        databasePods);
+        databasePods,
+        jobRejection);
   }
 
   public Observation withJob(Job found) {
@@ -132,6 +142,24 @@ public record Observation(
         failureEvidence,
         podCreateFailure,
         databaseJobs,
-        databasePods);
+        databasePods,
+        jobRejection);
+  }
+
+  /**
+   * The API server's answer to the Job create it just refused (a quota, an admission webhook or
+   * policy, an invalid object), credentials masked; empty: none.
+   */
+  public Observation withJobRejection(Optional<String> rejection) {
+    return new Observation(
+        deployment,
+        statusConfigMap,
+        job,
+        now,
+        failureEvidence,
+        podCreateFailure,
+        databaseJobs,
+        databasePods,
+        rejection);
   }
 }

@@ -101,6 +101,16 @@ public final class Planner {
               + " is not a valid Secret name");
     }
 
+    // Database proxies that were asked for but cannot be told from the value: a Job without them
+    // could not reach the database, so never run one silently without them (SPEC section 10).
+    Optional<String> sidecarsProblem =
+        s.problems().stream()
+            .filter(p -> p.startsWith("annotation " + Keys.MIGRATION_SIDECARS + "="))
+            .findFirst();
+    if (sidecarsProblem.isPresent()) {
+      return blocked(steps, "deployment " + ref + ": " + sidecarsProblem.get());
+    }
+
     // Rule 3: desired version from the image.
     Optional<String> desired = ImageVersion.of(c.getImage());
     if (desired.isEmpty()) {
@@ -364,7 +374,14 @@ public final class Planner {
       if (pod.isPresent()) {
         return waitingForPod(d, steps, version, pod.get());
       }
+      // SPEC section 10: the API server refused this very create just now
+      if (o.jobRejection().isPresent()) {
+        return jobRejected(d, jobName, version, o.jobRejection().get(), now, steps);
+      }
       steps.add(new CreateJob(job, version));
+      // a refusal before is over once the Job is there (after the create, never before it)
+      FailedCondition.jobCreated(d, jobName, version, now)
+          .ifPresent(c -> steps.add(new SetConditions(c, Keys.CONDITION_TYPE + "=False")));
       if (hasRetryAfter(d)) {
         steps.add(new Step.ClearRetryAfter());
       }
@@ -505,6 +522,10 @@ public final class Planner {
               "succeeded/" + job.getMetadata().getUid()));
       return new Plan(State.UP_TO_DATE, "migration to " + version + " succeeded", steps, done());
     }
+    // the Job is there: a refusal of an earlier create is over (the create plan clears it too,
+    // unless a write after the create failed)
+    FailedCondition.jobCreated(d, jobName, version, now)
+        .ifPresent(c -> steps.add(new SetConditions(c, Keys.CONDITION_TYPE + "=False")));
     if (hasRetryAfter(d)) {
       steps.add(new ClearRetryAfter());
     }
@@ -528,6 +549,42 @@ public final class Planner {
         "migration to " + version + " in progress",
         steps,
         after(Timing.WHILE_RUNNING));
+  }
+
+  /**
+   * SPEC section 10: the API server refused to create the Job (a quota, an admission webhook or
+   * policy, an invalid object). {@code MigrationFailed=True} with its answer, a Warning once per
+   * refusal, and the create is tried again with backoff ({@link Timing#blockedRetry}, at most
+   * {@link Timing#BLOCKED_MAX} apart). A 409 (the name is taken, rule 7), throttling, a server
+   * error or no answer never gets here: those are retried as they are.
+   */
+  private static Plan jobRejected(
+      Deployment d,
+      String jobName,
+      String version,
+      String rejection,
+      Instant now,
+      List<Step> steps) {
+    String message = Keys.rejectedMessage(jobName, version, rejection);
+    FailedCondition.rejected(d, jobName, version, rejection, now)
+        .ifPresent(c -> steps.add(new SetConditions(c, Keys.CONDITION_TYPE + "=True")));
+    // Once per refusal: keyed by the answer and by when the condition turned True (kept while it
+    // stays True), so the same answer at the next try is no news, and the same answer again after
+    // a Job was created in between (the condition False meanwhile) is.
+    String since =
+        FailedCondition.current(d)
+            .filter(c -> "True".equals(c.getStatus()))
+            .map(io.fabric8.kubernetes.api.model.apps.DeploymentCondition::getLastTransitionTime)
+            .orElse(Timestamps.format(now));
+    steps.add(
+        new Emit(
+            EventReason.JobRejected,
+            message
+                + "; tried again with backoff, at most "
+                + Timing.BLOCKED_MAX.toMinutes()
+                + " minutes apart",
+            "rejected/" + since + "/" + rejection));
+    return blocked(steps, message);
   }
 
   /** SPEC section 9: a migration pod on the same database has not stopped, its Job maybe gone. */

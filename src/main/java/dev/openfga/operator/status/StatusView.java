@@ -2,6 +2,7 @@ package dev.openfga.operator.status;
 
 import dev.openfga.operator.model.DeploymentSettings;
 import dev.openfga.operator.model.EventReason;
+import dev.openfga.operator.model.FailedCondition;
 import dev.openfga.operator.model.FailureLog;
 import dev.openfga.operator.model.ImageVersion;
 import dev.openfga.operator.model.MigrationJob;
@@ -106,7 +107,10 @@ public final class StatusView {
                         // copies of the Deployment's
                         .map(m -> FailureLog.redact(m, literalSecrets(d))))
                 .withDatabaseJobs(o.jobs())
-                .withDatabasePods(o.pods()));
+                .withDatabasePods(o.pods())
+                // the last create's refusal, as the operator recorded it: its next try is not
+                // known here
+                .withJobRejection(FailedCondition.rejection(d)));
     if (plan.state() == Plan.State.IGNORED) {
       return Optional.empty();
     }
@@ -193,6 +197,7 @@ public final class StatusView {
       case MigrationStatusConflict -> "blocked by a ConfigMap collision";
       case ContainerNotFound -> "blocked: container not found";
       case MigrationPodNotCreated -> "blocked: migration pod not created";
+      case JobRejected -> "blocked: Job rejected";
       case SqliteMigrationMissing -> "blocked: sqlite needs an openfga migrate initContainer";
       default -> "blocked: invalid configuration";
     };

@@ -105,6 +105,21 @@ class BadInputScenarioTest {
             Answer.WARN_NO_JOB,
             "InvalidConfiguration",
             "openfga.dev/migration-service-account"),
+        // SPEC section 10: a proxy list that cannot be read blocks; a Job without the proxies
+        // could not reach the database
+        new Case(
+            "sidecars-empty-entry",
+            openfga().annotation(Keys.MIGRATION_SIDECARS, "cloud-sql-proxy,,pgbouncer"),
+            Answer.WARN_NO_JOB,
+            "InvalidConfiguration",
+            "openfga.dev/migration-sidecars=\"cloud-sql-proxy,,pgbouncer\" must be a"
+                + " comma-separated list of container names"),
+        new Case(
+            "sidecars-not-a-name",
+            openfga().annotation(Keys.MIGRATION_SIDECARS, "Cloud-SQL-Proxy"),
+            Answer.WARN_NO_JOB,
+            "InvalidConfiguration",
+            "openfga.dev/migration-sidecars=\"Cloud-SQL-Proxy\""),
         new Case(
             "opt-in-not-exactly-true",
             openfga().annotation(Keys.MIGRATION_ENABLED, "True"),

@@ -217,9 +217,32 @@ class StepRunnerTest {
                         refused,
                         new Echoes())
                     .run(plan(new Step.CreateJob(job, "v1.8.0")), observe(d, null, null)))
-        .isInstanceOf(KubernetesClientException.class);
+        .isInstanceOfSatisfying(
+            StepRunner.Rejected.class,
+            r -> assertThat(r.rejection).isEqualTo("injected by the test (HTTP 403)"));
     assertThat(refused.jobsCreated(j -> true, NOW)).isEmpty();
     noRetries.close();
+  }
+
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.CsvSource({
+    "400, true",
+    "403, true",
+    "413, true",
+    "422, true",
+    "401, false",
+    "404, false",
+    "408, false",
+    "409, false",
+    "429, false",
+    "500, false",
+    "503, false",
+    "0, false"
+  })
+  void onlyARefusalOfTheObjectItselfIsAJobRejection(int code, boolean rejection) {
+    // SPEC section 10: a quota, an admission webhook or policy, an invalid object; the operator's
+    // own credentials, a namespace gone, a taken name, throttling and server errors are retried
+    assertThat(StepRunner.isRejection(code)).isEqualTo(rejection);
   }
 
   @Test

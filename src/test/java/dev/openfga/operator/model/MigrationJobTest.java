@@ -880,4 +880,60 @@ class MigrationJobTest {
       assertThat(MigrationJob.literalEngine(none)).isEmpty();
     }
   }
+
+  /** SPEC section 10: the API server's answer to a refused create, as the Deployment shows it. */
+  @Nested
+  class Rejection {
+    private final Job job =
+        build(
+            Fixtures.deployment()
+                .env(
+                    env("OPENFGA_DATASTORE_ENGINE", "postgres"),
+                    env("OPENFGA_DATASTORE_URI", "postgres://openfga:Xk9-pa55@db:5432/fga"),
+                    env("OPENFGA_DATASTORE_PASSWORD", "n0t-in-the-uri"))
+                .build());
+
+    @Test
+    void masksTheDatastoreCredentialsAnInvalidObjectsAnswerQuotes() {
+      String answer =
+          "Job.batch \"openfga-migrate\" is invalid: [spec.template.spec.containers[0].env[1].value:"
+              + " Invalid value: \"postgres://openfga:Xk9-pa55@db:5432/fga\": too long,"
+              + " spec.template.spec.containers[0].env[2].value: Invalid value:"
+              + " \"n0t-in-the-uri\": too long]";
+
+      String shown = MigrationJob.rejection(job, 422, answer);
+
+      assertThat(shown)
+          .startsWith("Job.batch \"openfga-migrate\" is invalid: ")
+          .endsWith(" (HTTP 422)")
+          .doesNotContain("Xk9-pa55")
+          .doesNotContain("n0t-in-the-uri")
+          .contains(FailureLog.MASK);
+    }
+
+    @Test
+    void masksAUriOfAnyContainerWithTheUsualRules() {
+      // a webhook's own text: a URI the Job does not hold literally is masked by its shape
+      String shown =
+          MigrationJob.rejection(
+              job, 403, "denied: postgres://admin:0ther-Secret@other-db/fga is not allowed");
+
+      assertThat(shown).doesNotContain("0ther-Secret").contains("postgres://admin:***@other-db");
+    }
+
+    @Test
+    void keepsABoundedPartOfALongAnswer() {
+      String shown = MigrationJob.rejection(job, 403, "x".repeat(10_000));
+
+      assertThat(shown).hasSize(MigrationJob.MAX_REJECTION + " (HTTP 403)".length());
+      assertThat(shown).endsWith("... (HTTP 403)");
+    }
+
+    @ParameterizedTest
+    @NullSource
+    @ValueSource(strings = {"", "  "})
+    void saysSoWhenTheAnswerHasNoMessage(String message) {
+      assertThat(MigrationJob.rejection(job, 403, message)).isEqualTo("no message (HTTP 403)");
+    }
+  }
 }

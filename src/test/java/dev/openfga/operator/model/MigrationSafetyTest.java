@@ -31,6 +31,7 @@ import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** SPEC section 9, decision by decision: what no peer does yet. */
 class MigrationSafetyTest {
@@ -588,13 +589,26 @@ class MigrationSafetyTest {
               });
     }
 
-    @Test
-    void reportsAMalformedListAndCopiesNoSidecar() {
-      Plan plan = planner.plan(observe(withProxy("cloud-sql-proxy,,Bad Name")));
+    @ParameterizedTest
+    @ValueSource(strings = {"cloud-sql-proxy,,pgbouncer", "Cloud-SQL-Proxy", "cloud-sql-proxy,"})
+    void aMalformedListBlocksTheJobInsteadOfRunningItWithoutTheProxies(String value) {
+      Plan plan = planner.plan(observe(withProxy(value)));
 
+      // SPEC section 10: never a Job without the proxies it was asked for
+      assertThat(all(plan, CreateJob.class)).isEmpty();
+      assertThat(plan.state()).isEqualTo(Plan.State.BLOCKED);
+      assertThat(plan.next()).isInstanceOf(Plan.Next.Blocked.class);
+      assertThat(plan.summary())
+          .contains("default/openfga", Keys.MIGRATION_SIDECARS + "=\"" + value + "\"");
       assertThat(all(plan, Emit.class))
-          .anySatisfy(e -> assertThat(e.message()).contains(Keys.MIGRATION_SIDECARS));
-      assertThat(pod(created(plan)).getInitContainers()).isEmpty();
+          .singleElement()
+          .satisfies(
+              e -> {
+                assertThat(e.reason()).isEqualTo(EventReason.InvalidConfiguration);
+                assertThat(e.message())
+                    .contains(Keys.MIGRATION_SIDECARS + "=\"" + value + "\"")
+                    .contains("comma-separated list of container names");
+              });
     }
 
     @Test

@@ -319,6 +319,37 @@ class StatusViewTest {
   }
 
   @Test
+  void aJobTheApiServerRejectedIsShownWithItsAnswerUntilAJobIsCreated() {
+    String answer = "jobs.batch \"openfga-migrate\" is forbidden: exceeded quota: jobs (HTTP 403)";
+    // as the operator recorded the refusal
+    Deployment rejected =
+        Fixtures.deployment()
+            .condition(
+                Keys.CONDITION_TYPE,
+                "True",
+                Keys.REASON_JOB_REJECTED,
+                Keys.rejectedMessage("openfga-migrate", NEW, answer))
+            .build();
+
+    StatusRow row = row(rejected, recorded(rejected, OLD), null);
+
+    assertThat(row.state()).isEqualTo(State.BLOCKED);
+    assertThat(row.stateText()).isEqualTo("blocked: Job rejected");
+    assertThat(row.summary())
+        .isEqualTo(
+            "Migration Job openfga-migrate for version "
+                + NEW
+                + " was rejected by the API server: "
+                + answer);
+    // the Job created since: migrating, whatever the condition still says
+    Job created = Fixtures.job(rejected, NEW).running().build();
+    assertThat(row(rejected, recorded(rejected, OLD), created).stateText()).isEqualTo("migrating");
+    // a failure is no refusal
+    Deployment failed = Fixtures.deployment().failedCondition(OLD).build();
+    assertThat(row(failed, recorded(failed, OLD), null).stateText()).isEqualTo("migrating");
+  }
+
+  @Test
   void skippedEngines() {
     Deployment d =
         Fixtures.deployment()

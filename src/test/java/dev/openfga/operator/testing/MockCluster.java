@@ -175,9 +175,12 @@ public final class MockCluster implements AutoCloseable {
           return new MockResponse()
               .setResponseCode(f.code())
               .setBody(
-                  "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\",\"code\":"
-                      + f.code()
-                      + ",\"message\":\"injected by the test\"}");
+                  Serialization.asJson(
+                      new io.fabric8.kubernetes.api.model.StatusBuilder()
+                          .withStatus("Failure")
+                          .withCode(f.code())
+                          .withMessage(f.message())
+                          .build()));
         }
       }
       return super.dispatch(request);
@@ -216,12 +219,19 @@ public final class MockCluster implements AutoCloseable {
 
   /** The API server answers the next {@code times} matching requests with this HTTP code. */
   public void failNext(String method, String pathPart, int code, int times) {
-    dispatcher.faults.add(new Fault(method, pathPart, code, new AtomicInteger(times), false));
+    failNext(method, pathPart, code, times, "injected by the test");
+  }
+
+  /** The same, with this message in the answer's Status (as an admission plugin words it). */
+  public void failNext(String method, String pathPart, int code, int times, String message) {
+    dispatcher.faults.add(
+        new Fault(method, pathPart, code, new AtomicInteger(times), false, message));
   }
 
   /** The same for requests whose path (without the query) ends with {@code pathEnd}. */
   public void failNextAt(String method, String pathEnd, int code, int times) {
-    dispatcher.faults.add(new Fault(method, pathEnd, code, new AtomicInteger(times), true));
+    dispatcher.faults.add(
+        new Fault(method, pathEnd, code, new AtomicInteger(times), true, "injected by the test"));
   }
 
   /**
@@ -247,7 +257,12 @@ public final class MockCluster implements AutoCloseable {
   }
 
   private record Fault(
-      String method, String pathPart, int code, AtomicInteger remaining, boolean atEnd) {}
+      String method,
+      String pathPart,
+      int code,
+      AtomicInteger remaining,
+      boolean atEnd,
+      String message) {}
 
   /** The PEM file of the API server's self-signed certificate ({@link #overTls()} only). */
   public Path certificateAuthorityFile() {
