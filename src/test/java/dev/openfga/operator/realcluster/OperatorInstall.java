@@ -40,18 +40,21 @@ final class OperatorInstall {
   private final List<String> args;
   private final Map<String, String> env;
   private final Path kubeconfig;
+  private final String token;
 
   private OperatorInstall(
       ControlPlane plane,
       String operatorNamespace,
       List<String> args,
       Map<String, String> env,
-      Path kubeconfig) {
+      Path kubeconfig,
+      String token) {
     this.plane = plane;
     this.operatorNamespace = operatorNamespace;
     this.args = args;
     this.env = env;
     this.kubeconfig = kubeconfig;
+    this.token = token;
   }
 
   /**
@@ -112,7 +115,12 @@ final class OperatorInstall {
     Path kubeconfig =
         plane.kubeconfig(operatorNamespace + "-" + account.getMetadata().getName(), token);
     return new OperatorInstall(
-        plane, operatorNamespace, chart.args(), chart.env(operatorNamespace, "pod"), kubeconfig);
+        plane,
+        operatorNamespace,
+        chart.args(),
+        chart.env(operatorNamespace, "pod"),
+        kubeconfig,
+        token);
   }
 
   /**
@@ -142,6 +150,11 @@ final class OperatorInstall {
     } catch (java.io.IOException e) {
       throw new java.io.UncheckedIOException(e);
     }
+  }
+
+  /** The chart's ServiceAccount's token that the operator's kubeconfig holds. */
+  String serviceAccountToken() {
+    return token;
   }
 
   /** The namespace the operator runs in (its Lease is there). */
