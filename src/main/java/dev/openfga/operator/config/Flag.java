@@ -109,7 +109,9 @@ public enum Flag {
       "LEVEL",
       "info",
       "Log level: trace, debug, info, warn or error. Kubernetes client and framework logs stay at"
-          + " warn unless the level is debug or trace.");
+          + " warn unless the level is debug or trace, and never go below debug (their trace"
+          + " output is whole HTTP exchanges and resources, credentials included). No level"
+          + " logs a credential.");
 
   /** Prefix of every flag's environment variable. */
   public static final String ENV_PREFIX = "OPENFGA_OPERATOR_";

@@ -3,6 +3,15 @@ package dev.openfga.operator.ops;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.openfga.operator.config.LoggingConfig;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.http.HttpLoggingInterceptor;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.javaoperatorsdk.operator.processing.event.source.controller.ControllerEventSource;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -127,13 +136,13 @@ class LoggingTest {
   @ParameterizedTest(name = "{0}")
   @CsvSource({
     // level, operator's lowest level written, libraries' lowest level written
-    "TRACE, TRACE, TRACE",
+    "TRACE, TRACE, DEBUG",
     "DEBUG, DEBUG, DEBUG",
     "INFO, INFO, WARN",
     "WARN, WARN, WARN",
     "ERROR, ERROR, ERROR"
   })
-  void setsTheLevelAndQuietensLibrariesAtInfo(
+  void setsTheLevelAndQuietensLibrariesAtInfoAndAtTrace(
       LoggingConfig.Level level, Level own, Level libraries) {
     configure(LoggingConfig.Format.TEXT, level);
 
@@ -144,6 +153,97 @@ class LoggingTest {
       assertThat(Logging.enabled(true, l))
           .as("libraries at %s", l)
           .isEqualTo(l.compareTo(libraries) <= 0);
+    }
+  }
+
+  @Test
+  void atTraceNoLibraryLogsAtTraceSoFabric8NeverTurnsItsHttpWireLogOn() {
+    configure(LoggingConfig.Format.TEXT, LoggingConfig.Level.TRACE);
+
+    // fabric8 installs its HttpLoggingInterceptor when this logger is on at TRACE
+    assertThat(LoggerFactory.getLogger(HttpLoggingInterceptor.class).getName())
+        .isEqualTo(Logging.HTTP_WIRE_LOGGER);
+    assertThat(LoggerFactory.getLogger(HttpLoggingInterceptor.class).isTraceEnabled()).isFalse();
+    // JOSDK logs whole primary resources (a Deployment's env) at TRACE
+    assertThat(LoggerFactory.getLogger(ControllerEventSource.class).isTraceEnabled()).isFalse();
+    assertThat(LoggerFactory.getLogger(ControllerEventSource.class).isDebugEnabled()).isTrue();
+    assertThat(LoggerFactory.getLogger(LOGGER).isTraceEnabled()).isTrue();
+  }
+
+  @Test
+  void aKubernetesClientMadeAtTraceLogsNeitherItsTokenNorASecretsData() throws Exception {
+    String data = "cHNrLTlkMmU="; // a pre-shared key, base64
+    configure(LoggingConfig.Format.TEXT, LoggingConfig.Level.TRACE);
+    KubernetesMockServer server = new KubernetesMockServer(false);
+    server.init();
+    server
+        .expect()
+        .get()
+        .withPath("/api/v1/namespaces/team-a/secrets/credentials")
+        .andReturn(
+            200,
+            new SecretBuilder()
+                .withNewMetadata()
+                .withName("credentials")
+                .withNamespace("team-a")
+                .endMetadata()
+                .withData(Map.of("apiToken", data))
+                .build())
+        .once();
+    Config config =
+        new ConfigBuilder(server.createClient().getConfiguration())
+            .withOauthToken("sa-token-4f1c")
+            .build();
+    try (KubernetesClient client = new KubernetesClientBuilder().withConfig(config).build()) {
+      Secret read = client.secrets().inNamespace("team-a").withName("credentials").get();
+      assertThat(read.getData()).containsEntry("apiToken", data);
+      assertThat(server.getLastRequest().getHeader("Authorization"))
+          .isEqualTo("Bearer sa-token-4f1c");
+    } finally {
+      server.destroy();
+    }
+
+    assertThat(output())
+        .doesNotContain("sa-token-4f1c")
+        .doesNotContain(data)
+        .doesNotContain(Logging.HTTP_WIRE_LOGGER);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource({"TEXT", "JSON"})
+  void everyLineIsMaskedBeforeItIsWritten(LoggingConfig.Format format) {
+    configure(format, LoggingConfig.Level.INFO);
+
+    LoggerFactory.getLogger("io.fabric8.kubernetes.client.Test")
+        .warn(
+            "request failed: {}",
+            "GET /api/v1/secrets Authorization: Bearer eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln");
+    LoggerFactory.getLogger(LOGGER)
+        .atInfo()
+        .addKeyValue("uri", "postgres://openfga:pw-9f3a@db:5432/openfga")
+        .log("failed", new IllegalStateException("sent Bearer psk-77c1"));
+
+    assertThat(output())
+        .doesNotContain("eyJ")
+        .doesNotContain("pw-9f3a")
+        .doesNotContain("psk-77c1")
+        .contains("Authorization: ***")
+        .contains("postgres://openfga:***@db:5432/openfga")
+        .contains("Bearer ***");
+  }
+
+  @Test
+  void theJdkHttpClientsWireLogIsSwitchedOffWithAWarning() {
+    System.setProperty(Logging.JDK_HTTP_LOG_PROPERTY, "headers");
+    try {
+      configure(LoggingConfig.Format.TEXT, LoggingConfig.Level.INFO);
+
+      assertThat(System.getProperty(Logging.JDK_HTTP_LOG_PROPERTY)).isNull();
+      assertThat(output())
+          .contains("WARN")
+          .contains("Ignoring -Djdk.httpclient.HttpClient.log: the JDK HTTP client would log");
+    } finally {
+      System.clearProperty(Logging.JDK_HTTP_LOG_PROPERTY);
     }
   }
 

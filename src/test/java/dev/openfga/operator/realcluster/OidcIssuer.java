@@ -16,8 +16,9 @@ import java.security.interfaces.RSAPublicKey;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.Base64;
+import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
 
 /**
@@ -31,7 +32,7 @@ final class OidcIssuer implements AutoCloseable {
   private final String clientId;
   private final String clientSecret;
   private final String audience;
-  private final AtomicInteger issued = new AtomicInteger();
+  private final List<String> issued = new CopyOnWriteArrayList<>();
 
   OidcIssuer(String clientId, String clientSecret, String audience) throws Exception {
     this.clientId = clientId;
@@ -52,7 +53,12 @@ final class OidcIssuer implements AutoCloseable {
   }
 
   int tokensIssued() {
-    return issued.get();
+    return issued.size();
+  }
+
+  /** The access tokens the token endpoint answered with, oldest first. */
+  List<String> issuedTokens() {
+    return List.copyOf(issued);
   }
 
   /** A valid access token for the audience (what the token endpoint answers). */
@@ -121,7 +127,7 @@ final class OidcIssuer implements AutoCloseable {
     }
     try {
       String jwt = token();
-      issued.incrementAndGet();
+      issued.add(jwt);
       answer(
           exchange,
           200,

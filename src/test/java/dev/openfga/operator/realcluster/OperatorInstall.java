@@ -41,6 +41,7 @@ final class OperatorInstall {
   private final Map<String, String> env;
   private final Path kubeconfig;
   private final String serviceAccount;
+  private final String token;
 
   private OperatorInstall(
       ControlPlane plane,
@@ -48,13 +49,15 @@ final class OperatorInstall {
       List<String> args,
       Map<String, String> env,
       Path kubeconfig,
-      String serviceAccount) {
+      String serviceAccount,
+      String token) {
     this.serviceAccount = serviceAccount;
     this.plane = plane;
     this.operatorNamespace = operatorNamespace;
     this.args = args;
     this.env = env;
     this.kubeconfig = kubeconfig;
+    this.token = token;
   }
 
   /**
@@ -120,7 +123,8 @@ final class OperatorInstall {
         chart.args(),
         chart.env(operatorNamespace, "pod"),
         kubeconfig,
-        account.getMetadata().getName());
+        account.getMetadata().getName(),
+        token);
   }
 
   /**
@@ -164,6 +168,11 @@ final class OperatorInstall {
   /** The chart's ServiceAccount, in {@link #namespace()}. */
   String serviceAccount() {
     return serviceAccount;
+  }
+
+  /** The chart's ServiceAccount's token that the operator's kubeconfig holds. */
+  String serviceAccountToken() {
+    return token;
   }
 
   /** The namespace the operator runs in (its Lease is there). */
