@@ -2,7 +2,7 @@
 #
 # The operator's container image, for people who build with Docker. Multi-arch:
 #   docker buildx build --platform linux/amd64,linux/arm64 -t openfga-operator:dev .
-# Without a Docker engine, build the same layout with Jib: ./mvnw -Pimage package (docs/image.md).
+# Without a Docker engine, build the same layout with Jib: ./mvnw -Pimage verify -DskipTests (docs/image.md).
 #
 # Base images are pinned to exact versions here; the release workflow (.github/workflows/
 # release.yml) resolves each to its digest and passes `--build-arg NAME=image:tag@sha256:...`,

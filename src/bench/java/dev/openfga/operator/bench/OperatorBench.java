@@ -533,7 +533,7 @@ public final class OperatorBench {
    * flags and container first) where the flag {@code +CDS} or {@code +AOT} adds a trained archive
    * and a "flag" {@code NAME=value} (no dash) sets an environment variable of the operator's
    * process. {@code image} is the Jib image's own runtime, flags and AOT cache, built from the jar
-   * as {@code ./mvnw -Pimage package} builds them ({@link #image}). The prefix {@code before:} runs
+   * as {@code ./mvnw -Pimage verify} builds them ({@link #image}). The prefix {@code before:} runs
    * it with the baseline jar.
    */
   private Variant variant(String spec) throws Exception {
