@@ -143,6 +143,31 @@ class StoreScenarioTest {
     assertThat(stores).hasSize(2);
   }
 
+  @Test
+  void aForeignAnswerIsNeverCopiedIntoTheStatusOrAnEvent() {
+    api.foreignPage =
+        "<html><body>502 Bad Gateway: upstream 10.0.3.7 token=leaked-123</body></html>";
+    apply("proxied", "proxied");
+    Condition failed =
+        await()
+            .atMost(WAIT)
+            .until(
+                () -> ready("proxied"),
+                c -> c != null && c.getReason().equals(StorePlanner.API_ERROR));
+    assertThat(failed.getMessage())
+        .endsWith("/stores: HTTP 502, not an OpenFGA error body")
+        .doesNotContain("leaked-123")
+        .doesNotContain("Bad Gateway");
+    assertThat(cluster.client().v1().events().inNamespace(MockCluster.NS).list().getItems())
+        .filteredOn(e -> e.getReason().equals(StorePlanner.API_ERROR))
+        .singleElement()
+        .satisfies(
+            e ->
+                assertThat(e.getMessage())
+                    .contains("HTTP 502, not an OpenFGA error body")
+                    .doesNotContain("leaked-123"));
+  }
+
   /** The reasons of the Events in the namespace, oldest first. */
   private java.util.List<String> eventReasons() {
     return cluster.client().v1().events().inNamespace(MockCluster.NS).list().getItems().stream()
