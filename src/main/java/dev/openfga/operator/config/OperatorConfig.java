@@ -3,6 +3,7 @@ package dev.openfga.operator.config;
 import dev.openfga.operator.model.Keys;
 import dev.openfga.operator.model.Policy;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
@@ -17,6 +18,7 @@ import java.util.Set;
  * @param dryRun decide and log, write nothing
  * @param storesAndModels run the FGAStore controller too (its CRD must be installed)
  * @param leaseName the leader-election Lease's name
+ * @param openfgaServers the base URLs of the OpenFGA servers FGAStores may name, as given
  */
 public record OperatorConfig(
     Set<String> watchNamespaces,
@@ -31,12 +33,14 @@ public record OperatorConfig(
     int failureLogLines,
     boolean dryRun,
     boolean storesAndModels,
-    String leaseName) {
+    String leaseName,
+    List<String> openfgaServers) {
 
   public static final int DEFAULT_FAILURE_LOG_LINES = 20;
 
   public OperatorConfig {
     watchNamespaces = Set.copyOf(watchNamespaces);
+    openfgaServers = List.copyOf(openfgaServers);
   }
 
   /** Without the FGAStore controller. */
@@ -65,7 +69,8 @@ public record OperatorConfig(
         failureLogLines,
         dryRun,
         false,
-        Keys.LEADER_LEASE);
+        Keys.LEADER_LEASE,
+        List.of());
   }
 
   /** With the default failure evidence (the last 20 log lines). */

@@ -77,6 +77,9 @@ class ChartFlagsTest {
     StartupConfig config = parse(chart().valuesFile("all-namespaces.yaml").render());
 
     assertThat(config.operator().watchesAllNamespaces()).isTrue();
+    assertThat(config.operator().storesAndModels()).isTrue();
+    assertThat(config.operator().openfgaServers())
+        .containsExactly("http://openfga.openfga.svc:8080", "https://fga.example.com/api/");
   }
 
   @Test

@@ -42,21 +42,38 @@ class StoreIT {
   private static OperatorInstall install;
   private static OperatorInstall.OperatorProcess operator;
 
+  /**
+   * The HTTP port of each OpenFGA server the tests start: their URLs are the chart's
+   * storesAndModels.servers, given before they run.
+   */
+  private static final Map<String, Integer> PORTS = new java.util.LinkedHashMap<>();
+
   @BeforeAll
   static void openfgaAndTheOperator() {
     Postgres.Database db = cluster.postgres().createDatabase("stores");
+    for (String name : List.of("openfga", "openfga-gated", "openfga-psk", "openfga-oidc")) {
+      PORTS.put(name, RealCluster.serverPort());
+    }
     install =
         cluster.installOperator(
             cluster.namespace(),
-            "leaderElection: {enabled: false}\nstoresAndModels: {enabled: true}\n");
+            "leaderElection: {enabled: false}\nstoresAndModels:\n  enabled: true\n  servers: ["
+                + String.join(
+                    ", ", PORTS.values().stream().map(p -> "http://127.0.0.1:" + p).toList())
+                + "]\n");
     operator = cluster.startOperator(install, "operator-0");
     url = serve("openfga", db, Map.of());
     fga = new FgaApi(FgaApi.defaultHttpClient(), URI.create(url), Optional::empty);
   }
 
-  /** An OpenFGA Deployment whose pods run the real server; waits until it is available. */
+  /**
+   * An OpenFGA Deployment whose pods run the real server, at the URL the operator was installed
+   * for; waits until it is available.
+   */
   private static String serve(String name, Postgres.Database db, Map<String, String> env) {
-    return cluster.serveOpenFga(name, db, env);
+    String served = cluster.serveOpenFga(name, db, env, PORTS.get(name));
+    assertThat(served).isEqualTo("http://127.0.0.1:" + PORTS.get(name));
+    return served;
   }
 
   private static MixedOperation<FGAStore, ?, Resource<FGAStore>> stores() {

@@ -321,8 +321,11 @@ public final class MockCluster implements AutoCloseable {
         cooldown);
   }
 
-  /** The same configuration with the FGAStore and FGAModel controllers on. */
-  public static OperatorConfig withStoresAndModels(OperatorConfig base) {
+  /**
+   * The same configuration with the FGAStore and FGAModel controllers on, for the OpenFGA servers
+   * {@code servers} (base URLs).
+   */
+  public static OperatorConfig withStoresAndModels(OperatorConfig base, String... servers) {
     return new OperatorConfig(
         base.watchNamespaces(),
         base.leaderElect(),
@@ -336,7 +339,8 @@ public final class MockCluster implements AutoCloseable {
         base.failureLogLines(),
         base.dryRun(),
         true,
-        base.leaseName());
+        base.leaseName(),
+        List.of(servers));
   }
 
   public MigrationOperator startOperator(OperatorConfig config, String identity) {
