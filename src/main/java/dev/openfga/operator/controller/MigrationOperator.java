@@ -4,6 +4,7 @@ import dev.openfga.operator.config.OperatorConfig;
 import dev.openfga.operator.fga.Credentials;
 import dev.openfga.operator.fga.FgaApi;
 import dev.openfga.operator.fga.ModelReconciler;
+import dev.openfga.operator.fga.Servers;
 import dev.openfga.operator.fga.Slots;
 import dev.openfga.operator.fga.StoreReconciler;
 import dev.openfga.operator.model.Keys;
@@ -223,10 +224,12 @@ public final class MigrationOperator implements AutoCloseable {
       Credentials.Cache credentials = new Credentials.Cache();
       // at most two of the four reconcile threads in calls to OpenFGA: the migrations keep two
       Slots slots = new Slots();
+      // the servers FGAStores may name (both controllers)
+      Servers servers = new Servers(config.openfgaServers());
       // every event, not only a new generation: a touched resource is looked at again (a store
       // deleted out of band is found at once, not at the next recheck)
       operator.register(
-          new StoreReconciler(client, http, credentials, slots, events, clock),
+          new StoreReconciler(client, http, credentials, slots, servers, events, clock),
           c ->
               watched(
                   c.withName(STORE_CONTROLLER)
@@ -235,7 +238,7 @@ public final class MigrationOperator implements AutoCloseable {
                       .withInformerListLimit(LIST_PAGE_SIZE),
                   config));
       operator.register(
-          new ModelReconciler(client, http, credentials, slots, events, clock),
+          new ModelReconciler(client, http, credentials, slots, servers, events, clock),
           c ->
               watched(
                   c.withName(MODEL_CONTROLLER)

@@ -80,6 +80,7 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
   private final Clock clock;
   private final Credentials.Cache credentials;
   private final Slots slots;
+  private final Servers servers;
 
   /**
    * Why the model id was not published: {@link #PUBLISH_CONFLICT} (a ConfigMap of that name the
@@ -93,9 +94,11 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
       HttpClient http,
       Credentials.Cache credentials,
       Slots slots,
+      Servers servers,
       EventRecorder events,
       Clock clock) {
     this.slots = slots;
+    this.servers = servers;
     this.client = client;
     this.http = http;
     this.credentials = credentials;
@@ -143,6 +146,23 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
     }
     String storeId = store.getStatus().getStoreId();
     String url = store.getSpec().getOpenfgaRef().getUrl();
+    if (!servers.allows(url)) {
+      // the FGAStore's status may still say Ready (the list changed at a restart): no request
+      return blocked(
+          model,
+          next,
+          STORE_NOT_READY,
+          "FGAStore "
+              + ns
+              + "/"
+              + storeName
+              + " names "
+              + url
+              + ", which is not one of the OpenFGA servers this operator is installed for"
+              + " (ServerNotAllowed)",
+          false,
+          WAIT);
+    }
     Known known = known(old, storeId);
     try {
       FgaApi api =

@@ -19,6 +19,7 @@ import java.util.stream.Collectors;
  *       gone → {@code StoreMissing}, never re-created under a new id.
  *   <li>Otherwise by name: none → create; exactly one → adopt; several → {@code
  *       AmbiguousStoreName}, nothing created.
+ *   <li>Only on a server the installer listed ({@link #serverNotAllowed}).
  * </ul>
  */
 public final class StorePlanner {
@@ -37,6 +38,7 @@ public final class StorePlanner {
   public static final String API_ERROR = "OpenFGARequestFailed";
   public static final String CREDENTIALS_ERROR = "CredentialsError";
   public static final String NOT_DELETED = "StoreNotDeleted";
+  public static final String SERVER_NOT_ALLOWED = "ServerNotAllowed";
 
   /** How long a deleted FGAStore's store is tried to be deleted before it is left in OpenFGA. */
   public static final Duration GIVE_UP_DELETING = Duration.ofMinutes(10);
@@ -207,6 +209,27 @@ public final class StorePlanner {
       Optional<Instant> deletionRequested, boolean secretGone, Instant now) {
     return secretGone
         || deletionRequested.map(t -> !t.plus(GIVE_UP_DELETING).isAfter(now)).orElse(false);
+  }
+
+  /**
+   * {@code ServerNotAllowed} when the spec's URL is not one of the servers the operator was
+   * installed for: nothing is sent to it, not even a look-up.
+   */
+  public static Optional<Plan.Blocked> serverNotAllowed(FGAStore.Spec spec, Servers servers) {
+    String url = spec.getOpenfgaRef().getUrl();
+    if (servers.allows(url)) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        new Plan.Blocked(
+            SERVER_NOT_ALLOWED,
+            "spec.openfgaRef.url "
+                + url
+                + " is not one of the OpenFGA servers this operator is installed for ("
+                + String.join(", ", servers.urls())
+                + "; chart value storesAndModels.servers, flag --openfga-servers): nothing is sent"
+                + " to it",
+            true));
   }
 
   /** Problems of the spec the schema cannot catch, or empty. */

@@ -47,6 +47,7 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
   private final MigrationGate gate;
   private final Credentials.Cache credentials;
   private final Slots slots;
+  private final Servers servers;
 
   /**
    * The credentials a deletion started with, by FGAStore uid, while it is tried again: its Secret,
@@ -72,9 +73,11 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
       HttpClient http,
       Credentials.Cache credentials,
       Slots slots,
+      Servers servers,
       EventRecorder events,
       Clock clock) {
     this.slots = slots;
+    this.servers = servers;
     this.client = client;
     this.http = http;
     this.credentials = credentials;
@@ -99,6 +102,12 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
     Optional<String> invalid = StorePlanner.invalid(spec);
     if (invalid.isPresent()) {
       return blocked(store, next, StorePlanner.INVALID_SPEC, invalid.get(), true, null);
+    }
+    // before anything else is read: a server the installer did not list gets no request at all
+    Optional<Plan.Blocked> notAllowed = StorePlanner.serverNotAllowed(spec, servers);
+    if (notAllowed.isPresent()) {
+      Plan.Blocked b = notAllowed.get();
+      return blocked(store, next, b.reason(), b.message(), b.warn(), null);
     }
     Optional<String> waiting =
         gate.waiting(store.getMetadata().getNamespace(), spec.getOpenfgaRef());
@@ -178,6 +187,24 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
           .addKeyValue("fgastore", ref(store))
           .log(
               "FGAStore deleted; the OpenFGA store is kept (deletionPolicy Retain, or not created by the operator)");
+      return DeleteControl.defaultDelete();
+    }
+    if (store.getSpec().getOpenfgaRef() == null
+        || !servers.allows(store.getSpec().getOpenfgaRef().getUrl())) {
+      // not even the deletion goes to a server the installer did not list (the url changed, or
+      // the list did since the store was made): the store is left there, and the FGAStore goes
+      String message =
+          "store "
+              + id.get()
+              + " is kept: "
+              + (store.getSpec().getOpenfgaRef() == null
+                  ? "no spec.openfgaRef.url"
+                  : store.getSpec().getOpenfgaRef().getUrl())
+              + " is not one of the OpenFGA servers this operator is installed for (chart value"
+              + " storesAndModels.servers, flag --openfga-servers), and nothing is sent to it;"
+              + " delete the store there if it is not wanted";
+      LOG.atWarn().addKeyValue("fgastore", ref(store)).log(message);
+      events.emit(store, StorePlanner.NOT_DELETED, true, message, "delete", clock.instant());
       return DeleteControl.defaultDelete();
     }
     Optional<FGAStore> sharing =

@@ -240,6 +240,41 @@ class StorePlannerTest {
         .isEmpty();
   }
 
+  @Test
+  void aServerTheInstallerDidNotListIsNotAllowedHoweverItIsSpelt() {
+    Servers servers =
+        new Servers(List.of("http://openfga.openfga:8080", "https://fga.example/api/"));
+    for (String url :
+        List.of(
+            URL,
+            "HTTP://OpenFGA.openfga:8080/",
+            "https://fga.example:443/api",
+            "https://FGA.example/api//")) {
+      FGAStore.Spec spec = spec("app", null, null);
+      spec.getOpenfgaRef().setUrl(url);
+      assertThat(StorePlanner.serverNotAllowed(spec, servers)).as(url).isEmpty();
+    }
+    for (String url :
+        List.of(
+            "http://openfga.openfga:8081", // another port
+            "https://openfga.openfga:8080", // another scheme
+            "http://openfga.openfga.svc:8080", // another name of it: not the same text
+            "https://fga.example/api/v2", // a path below
+            "https://fga.example", // a path above
+            "http://evil.example/?x=http://openfga.openfga:8080")) {
+      FGAStore.Spec spec = spec("app", null, null);
+      spec.getOpenfgaRef().setUrl(url);
+      Optional<Plan.Blocked> blocked = StorePlanner.serverNotAllowed(spec, servers);
+      assertThat(blocked).as(url).isPresent();
+      assertThat(blocked.get().reason()).isEqualTo(StorePlanner.SERVER_NOT_ALLOWED);
+      assertThat(blocked.get().warn()).isTrue();
+      assertThat(blocked.get().message())
+          .contains("spec.openfgaRef.url " + url + " is not one of the OpenFGA servers")
+          .contains("http://openfga.openfga:8080, https://fga.example/api/")
+          .contains("storesAndModels.servers");
+    }
+  }
+
   private static FGAStore named(FGAStore store, String name, String url) {
     store.setSpec(new FGAStore.Spec());
     store.getSpec().setName(name);

@@ -3,6 +3,7 @@ package dev.openfga.operator.realcluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.sun.net.httpserver.HttpServer;
 import dev.openfga.operator.fga.Credentials;
 import dev.openfga.operator.fga.FGAStore;
 import dev.openfga.operator.fga.FgaApi;
@@ -13,11 +14,13 @@ import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.MixedOperation;
 import io.fabric8.kubernetes.client.dsl.Resource;
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -554,6 +557,51 @@ class StoreIT {
     FGAStore after = get("guarded");
     assertThat(after.getStatus().getStoreId()).isEqualTo(storeId);
     assertThat(after.getStatus().getCreatedByOperator()).isTrue();
+  }
+
+  @Test
+  @Order(13)
+  void aServerTheOperatorIsNotInstalledForIsSentNothing() throws Exception {
+    AtomicInteger asked = new AtomicInteger();
+    HttpServer other = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    other.createContext(
+        "/",
+        e -> {
+          asked.incrementAndGet();
+          e.sendResponseHeaders(500, -1);
+          e.close();
+        });
+    other.start();
+    try {
+      String otherUrl = "http://127.0.0.1:" + other.getAddress().getPort();
+      // the real server too, by a name the list does not give it: were anything sent, the store
+      // would be made there
+      String localhost = url.replace("127.0.0.1", "localhost");
+      apply("not-listed", "it-not-listed", null, null, otherUrl, null, null);
+      apply("renamed", "it-not-listed-2", null, null, localhost, null, null);
+
+      Condition refused = ready(awaitReason("not-listed", "ServerNotAllowed"));
+      // the reconcile that wrote this sent nothing there before, not even the look-up by name
+      assertThat(asked).hasValue(0);
+      assertThat(refused.getStatus()).isEqualTo("False");
+      assertThat(refused.getMessage())
+          .contains(otherUrl + " is not one of the OpenFGA servers")
+          .contains(url);
+      assertThat(events("not-listed", "ServerNotAllowed")).hasSize(1);
+      assertThat(ready(awaitReason("renamed", "ServerNotAllowed")).getMessage())
+          .contains(localhost);
+      assertThat(named("it-not-listed-2")).isZero();
+
+      for (String name : List.of("not-listed", "renamed")) {
+        stores().inNamespace(cluster.namespace()).withName(name).delete();
+      }
+      for (String name : List.of("not-listed", "renamed")) {
+        await().atMost(WAIT).until(() -> get(name) == null);
+      }
+      assertThat(asked).as("requests to the server not listed, deletions included").hasValue(0);
+    } finally {
+      other.stop(0);
+    }
   }
 
   private static void secret(String name) {
