@@ -1,6 +1,7 @@
 package dev.openfga.operator.controller;
 
 import dev.openfga.operator.config.OperatorConfig;
+import dev.openfga.operator.fga.Claims;
 import dev.openfga.operator.fga.Credentials;
 import dev.openfga.operator.fga.FgaApi;
 import dev.openfga.operator.fga.ModelReconciler;
@@ -224,12 +225,13 @@ public final class MigrationOperator implements AutoCloseable {
       Credentials.Cache credentials = new Credentials.Cache();
       // at most two of the four reconcile threads in calls to OpenFGA: the migrations keep two
       Slots slots = new Slots();
-      // the servers FGAStores may name (both controllers)
+      // the servers FGAStores may name; the stores each FGAStore was confirmed for (both shared)
       Servers servers = new Servers(config.openfgaServers());
+      Claims claims = new Claims();
       // every event, not only a new generation: a touched resource is looked at again (a store
       // deleted out of band is found at once, not at the next recheck)
       operator.register(
-          new StoreReconciler(client, http, credentials, slots, servers, events, clock),
+          new StoreReconciler(client, http, credentials, slots, servers, claims, events, clock),
           c ->
               watched(
                   c.withName(STORE_CONTROLLER)
@@ -238,7 +240,7 @@ public final class MigrationOperator implements AutoCloseable {
                       .withInformerListLimit(LIST_PAGE_SIZE),
                   config));
       operator.register(
-          new ModelReconciler(client, http, credentials, slots, servers, events, clock),
+          new ModelReconciler(client, http, credentials, slots, servers, claims, events, clock),
           c ->
               watched(
                   c.withName(MODEL_CONTROLLER)

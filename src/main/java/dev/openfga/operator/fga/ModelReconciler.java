@@ -81,6 +81,7 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
   private final Credentials.Cache credentials;
   private final Slots slots;
   private final Servers servers;
+  private final Claims claims;
 
   /**
    * Why the model id was not published: {@link #PUBLISH_CONFLICT} (a ConfigMap of that name the
@@ -95,10 +96,12 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
       Credentials.Cache credentials,
       Slots slots,
       Servers servers,
+      Claims claims,
       EventRecorder events,
       Clock clock) {
     this.slots = slots;
     this.servers = servers;
+    this.claims = claims;
     this.client = client;
     this.http = http;
     this.credentials = credentials;
@@ -162,6 +165,14 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
               + " (ServerNotAllowed)",
           false,
           WAIT);
+    }
+    if (!claims.confirmed(store.getMetadata().getUid(), url, storeId)) {
+      // not yet looked at by this process's FGAStore controller (after a start), or claimed by
+      // another namespace a moment ago: only a store confirmed for this FGAStore is used
+      LOG.atDebug()
+          .addKeyValue("fgamodel", ns + "/" + model.getMetadata().getName())
+          .log("FGAStore {}/{} not confirmed for store {} yet", ns, storeName, storeId);
+      return UpdateControl.<FGAModel>noUpdate().rescheduleAfter(Slots.BUSY_AGAIN);
     }
     Known known = known(old, storeId);
     try {

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.sun.net.httpserver.HttpServer;
 import dev.openfga.operator.fga.Credentials;
+import dev.openfga.operator.fga.FGAModel;
 import dev.openfga.operator.fga.FGAStore;
 import dev.openfga.operator.fga.FgaApi;
 import io.fabric8.kubernetes.api.model.Condition;
@@ -45,6 +46,9 @@ class StoreIT {
   private static OperatorInstall install;
   private static OperatorInstall.OperatorProcess operator;
 
+  /** A second watched namespace (a store belongs to one namespace). */
+  private static String teamB;
+
   /**
    * The HTTP port of each OpenFGA server the tests start: their URLs are the chart's
    * storesAndModels.servers, given before they run.
@@ -57,10 +61,13 @@ class StoreIT {
     for (String name : List.of("openfga", "openfga-gated", "openfga-psk", "openfga-oidc")) {
       PORTS.put(name, RealCluster.serverPort());
     }
+    teamB = cluster.newNamespace(cluster.namespace() + "-b", Map.of());
     install =
         cluster.installOperator(
             cluster.namespace(),
-            "leaderElection: {enabled: false}\nstoresAndModels:\n  enabled: true\n  servers: ["
+            "leaderElection: {enabled: false}\nwatchNamespaces: ["
+                + teamB
+                + "]\nstoresAndModels:\n  enabled: true\n  servers: ["
                 + String.join(
                     ", ", PORTS.values().stream().map(p -> "http://127.0.0.1:" + p).toList())
                 + "]\n");
@@ -96,9 +103,21 @@ class StoreIT {
       String serverUrl,
       String credentials,
       String deployment) {
+    return apply(
+        cluster.namespace(), name, storeName, policy, storeId, serverUrl, credentials, deployment);
+  }
+
+  private static FGAStore apply(
+      String namespace,
+      String name,
+      String storeName,
+      FGAStore.DeletionPolicy policy,
+      String storeId,
+      String serverUrl,
+      String credentials,
+      String deployment) {
     FGAStore store = new FGAStore();
-    store.setMetadata(
-        new ObjectMetaBuilder().withName(name).withNamespace(cluster.namespace()).build());
+    store.setMetadata(new ObjectMetaBuilder().withName(name).withNamespace(namespace).build());
     FGAStore.Spec spec = new FGAStore.Spec();
     spec.setName(storeName);
     spec.setDeletionPolicy(policy);
@@ -113,7 +132,7 @@ class StoreIT {
     }
     spec.setOpenfgaRef(ref);
     store.setSpec(spec);
-    return stores().inNamespace(cluster.namespace()).resource(store).create();
+    return stores().inNamespace(namespace).resource(store).create();
   }
 
   private static FGAStore get(String name) {
@@ -602,6 +621,90 @@ class StoreIT {
     } finally {
       other.stop(0);
     }
+  }
+
+  @Test
+  @Order(14)
+  void twoNamespacesNamingOneStoreGetOneOwnerAndTheOtherWritesNothingIntoIt() throws Exception {
+    // applied at once, as one sync of a GitOps tool would
+    apply(cluster.namespace(), "claimed", "it-claimed", null, null, url, null, null);
+    apply(teamB, "claimed", "it-claimed", null, null, url, null, null);
+
+    Map<String, FGAStore> both =
+        await()
+            .atMost(WAIT)
+            .until(
+                () ->
+                    Map.of(
+                        cluster.namespace(),
+                        Optional.ofNullable(
+                            stores().inNamespace(cluster.namespace()).withName("claimed").get()),
+                        teamB,
+                        Optional.ofNullable(stores().inNamespace(teamB).withName("claimed").get())),
+                read ->
+                    read.values().stream()
+                        .allMatch(
+                            s ->
+                                s.map(StoreIT::ready)
+                                    .map(Condition::getReason)
+                                    .filter(
+                                        r ->
+                                            r.equals("StoreReady")
+                                                || r.equals("StoreClaimedElsewhere"))
+                                    .isPresent()))
+            .entrySet()
+            .stream()
+            .collect(
+                java.util.stream.Collectors.toMap(
+                    Map.Entry::getKey, e -> e.getValue().orElseThrow()));
+    List<String> owners =
+        both.entrySet().stream()
+            .filter(e -> "StoreReady".equals(ready(e.getValue()).getReason()))
+            .map(Map.Entry::getKey)
+            .toList();
+    assertThat(owners).hasSize(1);
+    String owner = owners.get(0);
+    String other = owner.equals(teamB) ? cluster.namespace() : teamB;
+    FGAStore refused = both.get(other);
+    assertThat(ready(refused).getMessage())
+        .contains("claimed by")
+        .contains("in another namespace")
+        .doesNotContain(owner);
+    assertThat(refused.getStatus().getStoreId()).isNull();
+    assertThat(named("it-claimed")).isEqualTo(1);
+    String id = both.get(owner).getStatus().getStoreId();
+
+    // the other namespace's model writes nothing into the owner's store
+    FGAModel model = new FGAModel();
+    model.setMetadata(new ObjectMetaBuilder().withName("claimed").withNamespace(other).build());
+    FGAModel.Spec spec = new FGAModel.Spec();
+    spec.setStoreRef(new FGAStore.NameRef("claimed"));
+    spec.setModel("model\n  schema 1.1\ntype user\n");
+    model.setSpec(spec);
+    cluster.client().resource(model).create();
+    FGAModel waiting =
+        await()
+            .atMost(WAIT)
+            .until(
+                () ->
+                    cluster
+                        .client()
+                        .resources(FGAModel.class)
+                        .inNamespace(other)
+                        .withName("claimed")
+                        .get(),
+                m ->
+                    m.getStatus() != null
+                        && m.getStatus().getConditions().stream()
+                            .anyMatch(
+                                c ->
+                                    "Ready".equals(c.getType())
+                                        && "StoreNotReady".equals(c.getReason())));
+    assertThat(waiting.getStatus().getConditions())
+        .filteredOn(c -> "Ready".equals(c.getType()))
+        .singleElement()
+        .satisfies(c -> assertThat(c.getMessage()).contains("StoreClaimedElsewhere"));
+    assertThat(fga.listModels(id)).isEmpty();
   }
 
   private static void secret(String name) {
