@@ -93,8 +93,8 @@ public enum Flag {
       "false",
       "Also reconcile FGAStore and FGAModel resources (group openfga.dev): OpenFGA stores and"
           + " authorization models declared in Kubernetes. Needs their CRDs installed (the chart's"
-          + " storesAndModels.enabled) and get on Secrets for their credentials. Not with"
-          + " --dry-run."),
+          + " storesAndModels.enabled), --openfga-servers, and get on Secrets for their"
+          + " credentials. Not with --dry-run."),
   MODEL_TEST_MAX_CHECKS(
       "--model-test-max-checks",
       "N",
@@ -103,6 +103,15 @@ public enum Flag {
           + " (one per user, object and relation of a check; one per user and relation of a"
           + " list_objects); more is InvalidModel, naming the limit and the count, before any"
           + " check runs (1 to 100000)."),
+  OPENFGA_SERVERS(
+      "--openfga-servers",
+      "URL[,URL...]",
+      "",
+      "The OpenFGA servers FGAStores may name, as comma-separated base URLs (e.g."
+          + " http://openfga.openfga.svc:8080): an FGAStore whose openfgaRef.url is not one of them"
+          + " (scheme, host, port and path compared; the case of scheme and host, a default port"
+          + " and a trailing / do not matter) gets Ready=False, reason ServerNotAllowed, and is"
+          + " sent no request. Required with --stores-and-models."),
   LOG_FORMAT("--log-format", "text|json", "text", "Log format: text (one line each) or json."),
   LOG_LEVEL(
       "--log-level",

@@ -182,6 +182,7 @@ public final class Flags {
                 + ": a dry run writes nothing, not even the leader-election Lease (run one"
                 + " replica)");
       }
+      List<String> openfgaServers = openfgaServers(storesAndModels);
       Optional<String> ownNamespace = Optional.empty();
       String ownNamespaceProblem = null;
       try {
@@ -229,8 +230,58 @@ public final class Flags {
               dryRun,
               storesAndModels,
               leaseName,
-              Math.toIntExact(modelTestMaxChecks));
+              Math.toIntExact(modelTestMaxChecks),
+              openfgaServers);
       return new StartupConfig(operator, new LoggingConfig(logFormat, logLevel));
+    }
+
+    /**
+     * The OpenFGA servers FGAStores may name: each an http(s) URL with a host and no user, query or
+     * fragment. Required with --stores-and-models: without the list any namespace could have the
+     * operator send requests to a server of its choosing.
+     */
+    private List<String> openfgaServers(boolean storesAndModels) {
+      Optional<Given> given = given(Flag.OPENFGA_SERVERS);
+      List<String> servers = new ArrayList<>();
+      if (given.isPresent()) {
+        for (String part : given.get().text().split(",", -1)) {
+          String url = part.strip();
+          if (url.isEmpty()) {
+            continue;
+          }
+          if (isServerUrl(url)) {
+            servers.add(url);
+          } else {
+            invalid(
+                new Given(Flag.OPENFGA_SERVERS, url, given.get().fromEnvironment()),
+                "must be an http:// or https:// URL with a host, and no user, query or fragment");
+          }
+        }
+      }
+      if (storesAndModels && given.map(g -> g.text().replace(",", "").isBlank()).orElse(true)) {
+        problems.add(
+            Flag.STORES_AND_MODELS.option()
+                + " needs "
+                + Flag.OPENFGA_SERVERS.option()
+                + " (env "
+                + Flag.OPENFGA_SERVERS.envVar()
+                + "): the base URLs of the OpenFGA servers FGAStores may name, comma-separated"
+                + " (chart value storesAndModels.servers)");
+      }
+      return servers;
+    }
+
+    private static boolean isServerUrl(String url) {
+      try {
+        java.net.URI uri = new java.net.URI(url);
+        return ("http".equals(uri.getScheme()) || "https".equals(uri.getScheme()))
+            && uri.getHost() != null
+            && uri.getRawUserInfo() == null
+            && uri.getRawQuery() == null
+            && uri.getRawFragment() == null;
+      } catch (java.net.URISyntaxException e) {
+        return false;
+      }
     }
 
     /** The Lease's name: a DNS subdomain, as the API server wants it. */

@@ -3,6 +3,7 @@ package dev.openfga.operator.config;
 import dev.openfga.operator.model.Keys;
 import dev.openfga.operator.model.Policy;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
@@ -18,6 +19,7 @@ import java.util.Set;
  * @param storesAndModels run the FGAStore controller too (its CRD must be installed)
  * @param leaseName the leader-election Lease's name
  * @param modelTestMaxChecks the most checks one FGAModel's tests may expand to
+ * @param openfgaServers the base URLs of the OpenFGA servers FGAStores may name, as given
  */
 public record OperatorConfig(
     Set<String> watchNamespaces,
@@ -33,7 +35,8 @@ public record OperatorConfig(
     boolean dryRun,
     boolean storesAndModels,
     String leaseName,
-    int modelTestMaxChecks) {
+    int modelTestMaxChecks,
+    List<String> openfgaServers) {
 
   public static final int DEFAULT_FAILURE_LOG_LINES = 20;
 
@@ -44,6 +47,7 @@ public record OperatorConfig(
 
   public OperatorConfig {
     watchNamespaces = Set.copyOf(watchNamespaces);
+    openfgaServers = List.copyOf(openfgaServers);
   }
 
   /** Without the FGAStore controller. */
@@ -73,7 +77,8 @@ public record OperatorConfig(
         dryRun,
         false,
         Keys.LEADER_LEASE,
-        DEFAULT_MODEL_TEST_MAX_CHECKS);
+        DEFAULT_MODEL_TEST_MAX_CHECKS,
+        List.of());
   }
 
   /** With the default failure evidence (the last 20 log lines). */

@@ -1,10 +1,12 @@
 package dev.openfga.operator.controller;
 
 import dev.openfga.operator.config.OperatorConfig;
+import dev.openfga.operator.fga.Claims;
 import dev.openfga.operator.fga.Credentials;
 import dev.openfga.operator.fga.FgaApi;
 import dev.openfga.operator.fga.ModelMetrics;
 import dev.openfga.operator.fga.ModelReconciler;
+import dev.openfga.operator.fga.Servers;
 import dev.openfga.operator.fga.Slots;
 import dev.openfga.operator.fga.StoreReconciler;
 import dev.openfga.operator.model.Keys;
@@ -224,10 +226,13 @@ public final class MigrationOperator implements AutoCloseable {
       Credentials.Cache credentials = new Credentials.Cache();
       // at most two of the four reconcile threads in calls to OpenFGA: the migrations keep two
       Slots slots = new Slots();
+      // the servers FGAStores may name; the stores each FGAStore was confirmed for (both shared)
+      Servers servers = new Servers(config.openfgaServers());
+      Claims claims = new Claims();
       // every event, not only a new generation: a touched resource is looked at again (a store
       // deleted out of band is found at once, not at the next recheck)
       operator.register(
-          new StoreReconciler(client, http, credentials, slots, events, clock),
+          new StoreReconciler(client, http, credentials, slots, servers, claims, events, clock),
           c ->
               watched(
                   c.withName(STORE_CONTROLLER)
@@ -241,6 +246,8 @@ public final class MigrationOperator implements AutoCloseable {
               http,
               credentials,
               slots,
+              servers,
+              claims,
               events,
               clock,
               registry == null ? ModelMetrics.none() : new ModelMetrics(registry),

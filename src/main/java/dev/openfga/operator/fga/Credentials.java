@@ -375,7 +375,13 @@ public final class Credentials {
       throw new CredentialsException(
           endpoint() + " refused the client credentials: HTTP " + response.statusCode());
     }
-    JsonNode token = JSON.readTree(response.body());
+    JsonNode token;
+    try {
+      token = JSON.readTree(response.body());
+    } catch (IOException notJson) {
+      // the parser's message quotes the body: never copied
+      throw new CredentialsException(endpoint() + " answered HTTP 200 without a JSON body");
+    }
     String value = token.path("access_token").asText("");
     if (value.isEmpty()) {
       throw new CredentialsException(endpoint() + " answered without an access_token");

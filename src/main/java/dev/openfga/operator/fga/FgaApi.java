@@ -298,15 +298,7 @@ public final class FgaApi {
       } catch (IOException e) {
         boolean notSent = e instanceof ConnectException;
         if (last || !(idempotent || notSent)) {
-          throw new IOException(
-              method
-                  + " "
-                  + base
-                  + pathOnly(path)
-                  + ": "
-                  + e.getClass().getSimpleName()
-                  + (e.getMessage() == null ? "" : ": " + e.getMessage()),
-              e);
+          throw new IOException(method + " " + base + pathOnly(path) + ": " + transportError(e), e);
         }
         sleeper.sleep(backoff);
         backoff = backoff.multipliedBy(2);
@@ -319,7 +311,19 @@ public final class FgaApi {
       }
       if (status >= 200 && status < 300) {
         String text = response.body();
-        return text == null || text.isBlank() ? JSON.createObjectNode() : JSON.readTree(text);
+        try {
+          return text == null || text.isBlank() ? JSON.createObjectNode() : JSON.readTree(text);
+        } catch (IOException notJson) {
+          // the parser's message quotes the body: never copied
+          throw new IOException(
+              method
+                  + " "
+                  + base
+                  + pathOnly(path)
+                  + ": HTTP "
+                  + status
+                  + ", not an OpenFGA answer body (not JSON)");
+        }
       }
       boolean retryable = status == 429 || (status >= 500 && idempotent);
       if (retryable && !last) {
@@ -332,23 +336,67 @@ public final class FgaApi {
   }
 
   private ApiException error(String method, String path, int status, String text) {
-    String code = "";
-    String message = "";
-    try {
-      JsonNode e = JSON.readTree(text == null || text.isBlank() ? "{}" : text);
-      code = e.path("code").asText("");
-      message = e.path("message").asText("");
-    } catch (IOException notJson) {
-      message = text.length() > 200 ? text.substring(0, 200) : text;
-    }
+    Rendered answer = render(status, text);
     return new ApiException(
-        status,
+        status, answer.code(), method + " " + base + pathOnly(path), answer.text());
+  }
+
+  /** The longest {@code code} or {@code message} of an error answer copied into a message. */
+  static final int ERROR_FIELD_MAX = 256;
+
+  /** An error answer as it may be shown: OpenFGA's {@code code} (or empty) and the text. */
+  record Rendered(String code, String text) {}
+
+  /**
+   * What of an error answer goes into a status, an Event or a log line: its HTTP status and, when
+   * it is OpenFGA's JSON error (an object with a {@code code} or a {@code message}), those two,
+   * each cut to {@value #ERROR_FIELD_MAX} characters without control characters. Any other body (an
+   * HTML page of a proxy, a foreign server's text) is never copied: whoever may name a URL must not
+   * get a foreign server's words written into the cluster.
+   */
+  static Rendered render(int status, String text) {
+    JsonNode e = null;
+    try {
+      e = text == null || text.isBlank() ? null : JSON.readTree(text);
+    } catch (IOException notJson) {
+      // not JSON: not copied
+    }
+    String code = e != null && e.isObject() ? field(e.get("code")) : "";
+    String message = e != null && e.isObject() ? field(e.get("message")) : "";
+    if (code.isEmpty() && message.isEmpty()) {
+      return new Rendered(
+          "",
+          "HTTP " + status + (text == null || text.isBlank() ? "" : ", not an OpenFGA error body"));
+    }
+    return new Rendered(
         code,
-        method + " " + base + pathOnly(path),
         "HTTP "
             + status
             + (code.isEmpty() ? "" : " " + code)
             + (message.isEmpty() ? "" : ": " + message));
+  }
+
+  /** A text or number field of an error answer, bounded; empty for anything else. */
+  private static String field(JsonNode value) {
+    if (value == null || !(value.isTextual() || value.isNumber())) {
+      return "";
+    }
+    String text = value.asText().replaceAll("\\p{Cntrl}", " ").strip();
+    return text.length() > ERROR_FIELD_MAX ? text.substring(0, ERROR_FIELD_MAX) + "..." : text;
+  }
+
+  /**
+   * A failed exchange, for messages: the exception's kind, and its message only when it cannot hold
+   * what the server sent (a connection refused, a timeout, an unknown host). A malformed status
+   * line or header, or a certificate's names, are the server's words: not copied.
+   */
+  static String transportError(IOException e) {
+    String kind = e.getClass().getSimpleName();
+    boolean ours =
+        e instanceof ConnectException
+            || e instanceof java.net.http.HttpTimeoutException
+            || e instanceof java.net.UnknownHostException;
+    return ours && e.getMessage() != null ? kind + ": " + e.getMessage() : kind;
   }
 
   private static String pathOnly(String path) {

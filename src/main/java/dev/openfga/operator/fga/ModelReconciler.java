@@ -132,6 +132,9 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
     }
   }
 
+  private final Servers servers;
+  private final Claims claims;
+
   /**
    * Why the model id was not published: {@link #PUBLISH_CONFLICT} (a ConfigMap of that name the
    * operator does not own) or {@link #PUBLISH_FAILED} (a write the API server refused); the message
@@ -144,6 +147,8 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
       HttpClient http,
       Credentials.Cache credentials,
       Slots slots,
+      Servers servers,
+      Claims claims,
       EventRecorder events,
       Clock clock,
       ModelMetrics metrics,
@@ -151,6 +156,8 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
     this.slots = slots;
     this.metrics = metrics;
     this.maxChecks = maxChecks;
+    this.servers = servers;
+    this.claims = claims;
     this.client = client;
     this.http = http;
     this.credentials = credentials;
@@ -223,6 +230,31 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
 
     String storeId = store.getStatus().getStoreId();
     String url = store.getSpec().getOpenfgaRef().getUrl();
+    if (!servers.allows(url)) {
+      // the FGAStore's status may still say Ready (the list changed at a restart): no request
+      return blocked(
+          model,
+          next,
+          STORE_NOT_READY,
+          "FGAStore "
+              + ns
+              + "/"
+              + storeName
+              + " names "
+              + url
+              + ", which is not one of the OpenFGA servers this operator is installed for"
+              + " (ServerNotAllowed)",
+          false,
+          WAIT);
+    }
+    if (!claims.confirmed(store.getMetadata().getUid(), url, storeId)) {
+      // not yet looked at by this process's FGAStore controller (after a start), or claimed by
+      // another namespace a moment ago: only a store confirmed for this FGAStore is used
+      LOG.atDebug()
+          .addKeyValue("fgamodel", ns + "/" + model.getMetadata().getName())
+          .log("FGAStore {}/{} not confirmed for store {} yet", ns, storeName, storeId);
+      return UpdateControl.<FGAModel>noUpdate().rescheduleAfter(Slots.BUSY_AGAIN);
+    }
     Known known = known(old, storeId);
     try {
       FgaApi api =

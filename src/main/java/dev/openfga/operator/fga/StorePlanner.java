@@ -19,6 +19,8 @@ import java.util.stream.Collectors;
  *       gone → {@code StoreMissing}, never re-created under a new id.
  *   <li>Otherwise by name: none → create; exactly one → adopt; several → {@code
  *       AmbiguousStoreName}, nothing created.
+ *   <li>Only on a server the installer listed ({@link #serverNotAllowed}), and only a store no
+ *       FGAStore of another namespace comes first for ({@link #claimedElsewhere}).
  * </ul>
  */
 public final class StorePlanner {
@@ -37,6 +39,8 @@ public final class StorePlanner {
   public static final String API_ERROR = "OpenFGARequestFailed";
   public static final String CREDENTIALS_ERROR = "CredentialsError";
   public static final String NOT_DELETED = "StoreNotDeleted";
+  public static final String SERVER_NOT_ALLOWED = "ServerNotAllowed";
+  public static final String CLAIMED_ELSEWHERE = "StoreClaimedElsewhere";
 
   /** How long a deleted FGAStore's store is tried to be deleted before it is left in OpenFGA. */
   public static final Duration GIVE_UP_DELETING = Duration.ofMinutes(10);
@@ -207,6 +211,136 @@ public final class StorePlanner {
       Optional<Instant> deletionRequested, boolean secretGone, Instant now) {
     return secretGone
         || deletionRequested.map(t -> !t.plus(GIVE_UP_DELETING).isAfter(now)).orElse(false);
+  }
+
+  /**
+   * {@code ServerNotAllowed} when the spec's URL is not one of the servers the operator was
+   * installed for: nothing is sent to it, not even a look-up.
+   */
+  public static Optional<Plan.Blocked> serverNotAllowed(FGAStore.Spec spec, Servers servers) {
+    String url = spec.getOpenfgaRef().getUrl();
+    if (servers.allows(url)) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        new Plan.Blocked(
+            SERVER_NOT_ALLOWED,
+            "spec.openfgaRef.url "
+                + url
+                + " is not one of the OpenFGA servers this operator is installed for ("
+                + String.join(", ", servers.urls())
+                + "; chart value storesAndModels.servers, flag --openfga-servers): nothing is sent"
+                + " to it",
+            true));
+  }
+
+  /**
+   * The claim rule, a store belongs to one namespace: whether an FGAStore of another namespace
+   * comes first for the store {@code storeId} on {@code store}'s server (null: the store its {@code
+   * spec.name} would create), so that {@code store} must not use it ({@code
+   * StoreClaimedElsewhere}). Claimants are the FGAStores of other namespaces on the same server,
+   * not being deleted, that hold the store ({@code status.storeId}, or confirmed a moment ago by
+   * this process: {@code confirmed}), pin it ({@code spec.storeId}) or may adopt it by name (no id
+   * yet, the same {@code spec.name}). One that holds it comes before one that does not (a store in
+   * use is never taken away); among equals the older {@code creationTimestamp}, then namespace and
+   * name: two FGAStores created at once agree on the winner. FGAStores of the same namespace share
+   * a store as before.
+   */
+  static Optional<Plan.Blocked> claimedElsewhere(
+      FGAStore store,
+      String storeId,
+      Collection<FGAStore> cached,
+      Collection<Claims.Entry> confirmed) {
+    String server = server(store);
+    String namespace = store.getMetadata().getNamespace();
+    String uid = store.getMetadata().getUid();
+    String name = store.getSpec().getName();
+    Rank mine =
+        new Rank(
+            storeId != null
+                && (storeId.equals(statusId(store))
+                    || confirmed.stream()
+                        .anyMatch(c -> c.uid().equals(uid) && storeId.equals(c.storeId()))),
+            store.getMetadata().getCreationTimestamp(),
+            namespace,
+            store.getMetadata().getName());
+    Optional<Rank> first =
+        java.util.stream.Stream.concat(
+                cached.stream()
+                    .filter(o -> !Objects.equals(o.getMetadata().getUid(), uid))
+                    .filter(o -> !Objects.equals(o.getMetadata().getNamespace(), namespace))
+                    .filter(o -> o.getMetadata().getDeletionTimestamp() == null)
+                    .filter(o -> o.getSpec() != null && server(o).equals(server))
+                    .filter(o -> claims(o, storeId, name))
+                    .map(
+                        o ->
+                            new Rank(
+                                storeId != null
+                                    && (storeId.equals(statusId(o))
+                                        || confirmed.stream()
+                                            .anyMatch(
+                                                c ->
+                                                    c.uid().equals(o.getMetadata().getUid())
+                                                        && storeId.equals(c.storeId()))),
+                                o.getMetadata().getCreationTimestamp(),
+                                o.getMetadata().getNamespace(),
+                                o.getMetadata().getName())),
+                confirmed.stream()
+                    .filter(c -> storeId != null && storeId.equals(c.storeId()))
+                    .filter(c -> !c.uid().equals(uid) && !c.namespace().equals(namespace))
+                    .filter(c -> c.server().equals(server))
+                    .map(c -> new Rank(true, c.creationTimestamp(), c.namespace(), c.name())))
+            .filter(other -> other.compareTo(mine) < 0)
+            .findFirst();
+    if (first.isEmpty()) {
+      return Optional.empty();
+    }
+    String url = store.getSpec().getOpenfgaRef().getUrl();
+    return Optional.of(
+        new Plan.Blocked(
+            CLAIMED_ELSEWHERE,
+            (storeId == null
+                    ? "the store name \"" + name + "\" at " + url
+                    : "store " + storeId + " (\"" + name + "\") at " + url)
+                + " is claimed by "
+                + (first.get().holds() ? "an FGAStore" : "an older FGAStore")
+                + " in another namespace: a store belongs to one namespace, and nothing of it is"
+                + " used from here; choose another spec.name",
+            true));
+  }
+
+  /**
+   * Whether {@code o} holds, pins or may adopt by name the store {@code storeId} named {@code name}
+   * (null: the store that name would create, which only an FGAStore without an id may adopt).
+   */
+  private static boolean claims(FGAStore o, String storeId, String name) {
+    boolean noId = blank(statusId(o)) && blank(o.getSpec().getStoreId());
+    boolean byName = noId && name != null && name.equals(o.getSpec().getName());
+    if (storeId == null) {
+      return byName;
+    }
+    return storeId.equals(statusId(o)) || storeId.equals(o.getSpec().getStoreId()) || byName;
+  }
+
+  private static String statusId(FGAStore o) {
+    return o.getStatus() == null ? null : o.getStatus().getStoreId();
+  }
+
+  /**
+   * The order of claimants: one that holds the store first, then the older, then by namespace and
+   * name (a creationTimestamp missing, as on an object not yet created, comes last).
+   */
+  private record Rank(boolean holds, String created, String namespace, String name)
+      implements Comparable<Rank> {
+    @Override
+    public int compareTo(Rank o) {
+      return java.util.Comparator.comparing(Rank::holds, java.util.Comparator.reverseOrder())
+          .thenComparing(
+              r -> dev.openfga.operator.model.Timestamps.parse(r.created()).orElse(Instant.MAX))
+          .thenComparing(Rank::namespace, java.util.Comparator.nullsLast(String::compareTo))
+          .thenComparing(Rank::name, java.util.Comparator.nullsLast(String::compareTo))
+          .compare(this, o);
+    }
   }
 
   /** Problems of the spec the schema cannot catch, or empty. */

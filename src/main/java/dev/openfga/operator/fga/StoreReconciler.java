@@ -17,6 +17,7 @@ import java.net.http.HttpClient;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -47,6 +48,8 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
   private final MigrationGate gate;
   private final Credentials.Cache credentials;
   private final Slots slots;
+  private final Servers servers;
+  private final Claims claims;
 
   /**
    * The credentials a deletion started with, by FGAStore uid, while it is tried again: its Secret,
@@ -72,9 +75,13 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
       HttpClient http,
       Credentials.Cache credentials,
       Slots slots,
+      Servers servers,
+      Claims claims,
       EventRecorder events,
       Clock clock) {
     this.slots = slots;
+    this.servers = servers;
+    this.claims = claims;
     this.client = client;
     this.http = http;
     this.credentials = credentials;
@@ -86,11 +93,12 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
   @Override
   public UpdateControl<FGAStore> reconcile(FGAStore store, Context<FGAStore> context) {
     return slots.inSlot(
-        () -> reconcileNow(store),
+        () -> reconcileNow(store, context.getPrimaryCache().list().toList()),
         () -> UpdateControl.<FGAStore>noUpdate().rescheduleAfter(Slots.BUSY_AGAIN));
   }
 
-  private UpdateControl<FGAStore> reconcileNow(FGAStore store) {
+  /** {@code cached}: every FGAStore of the watched namespaces, as the informer has them. */
+  private UpdateControl<FGAStore> reconcileNow(FGAStore store, List<FGAStore> cached) {
     FGAStore.Spec spec = store.getSpec();
     FGAStore.Status old = store.getStatus();
     FGAStore.Status next = Conditions.copy(old, FGAStore.Status::new);
@@ -99,6 +107,11 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
     Optional<String> invalid = StorePlanner.invalid(spec);
     if (invalid.isPresent()) {
       return blocked(store, next, StorePlanner.INVALID_SPEC, invalid.get(), true, null);
+    }
+    // before anything else is read: a server the installer did not list gets no request at all
+    Optional<Plan.Blocked> notAllowed = StorePlanner.serverNotAllowed(spec, servers);
+    if (notAllowed.isPresent()) {
+      return blocked(store, next, notAllowed.get(), null);
     }
     Optional<String> waiting =
         gate.waiting(store.getMetadata().getNamespace(), spec.getOpenfgaRef());
@@ -111,7 +124,15 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
       FgaApi api = api(store);
       Optional<String> known = StorePlanner.knownId(spec, old);
       if (known.isPresent()) {
+        // another namespace's store is not even looked at
+        Optional<Plan.Blocked> claimed = claims.check(store, known.get(), cached);
+        if (claimed.isPresent()) {
+          return blocked(store, next, claimed.get(), RECHECK);
+        }
         plan = StorePlanner.forKnownId(spec, old, known.get(), api.getStore(known.get()), url);
+        if (plan instanceof Plan.Use use) {
+          plan = claimed(store, use, cached);
+        }
       } else {
         // two FGAStores naming one store, reconciled at once, would both find no store and both
         // create one: the look-up and the create of a name run one at a time, so the second finds
@@ -123,8 +144,17 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
         }
         try {
           plan = StorePlanner.forName(spec, api.storesNamed(spec.getName()));
-          if (plan instanceof Plan.Create create) {
+          if (plan instanceof Plan.Use use) {
+            // within the name's lock: a claim of another namespace made a moment ago is seen
+            plan = claimed(store, use, cached);
+          } else if (plan instanceof Plan.Create create) {
+            // an older FGAStore of another namespace naming it creates (or adopts) it instead
+            Optional<Plan.Blocked> claimed = claims.check(store, null, cached);
+            if (claimed.isPresent()) {
+              return blocked(store, next, claimed.get(), RECHECK);
+            }
             Store created = api.createStore(create.name());
+            claims.claim(store, created.id(), cached);
             LOG.atInfo()
                 .addKeyValue("fgastore", ref(store))
                 .addKeyValue("storeId", created.id())
@@ -144,7 +174,7 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
       return UpdateControl.noUpdate();
     }
     if (plan instanceof Plan.Blocked b) {
-      return blocked(store, next, b.reason(), b.message(), b.warn(), RECHECK);
+      return blocked(store, next, b, RECHECK);
     }
     Plan.Use use = (Plan.Use) plan;
     next.setStoreId(use.store().id());
@@ -164,6 +194,12 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
     return update(store, old, next, RECHECK);
   }
 
+  /** {@code use}, unless another namespace's FGAStore comes first for its store. */
+  private Plan claimed(FGAStore store, Plan.Use use, List<FGAStore> cached) {
+    Optional<Plan.Blocked> claimed = claims.claim(store, use.store().id(), cached);
+    return claimed.isPresent() ? claimed.get() : use;
+  }
+
   @Override
   public DeleteControl cleanup(FGAStore store, Context<FGAStore> context) {
     return slots.inSlot(
@@ -172,12 +208,31 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
   }
 
   private DeleteControl cleanupNow(FGAStore store, Context<FGAStore> context) {
+    claims.release(store.getMetadata().getUid());
     Optional<String> id = StorePlanner.toDelete(store.getSpec(), store.getStatus());
     if (id.isEmpty()) {
       LOG.atInfo()
           .addKeyValue("fgastore", ref(store))
           .log(
               "FGAStore deleted; the OpenFGA store is kept (deletionPolicy Retain, or not created by the operator)");
+      return DeleteControl.defaultDelete();
+    }
+    if (store.getSpec().getOpenfgaRef() == null
+        || !servers.allows(store.getSpec().getOpenfgaRef().getUrl())) {
+      // not even the deletion goes to a server the installer did not list (the url changed, or
+      // the list did since the store was made): the store is left there, and the FGAStore goes
+      String message =
+          "store "
+              + id.get()
+              + " is kept: "
+              + (store.getSpec().getOpenfgaRef() == null
+                  ? "no spec.openfgaRef.url"
+                  : store.getSpec().getOpenfgaRef().getUrl())
+              + " is not one of the OpenFGA servers this operator is installed for (chart value"
+              + " storesAndModels.servers, flag --openfga-servers), and nothing is sent to it;"
+              + " delete the store there if it is not wanted";
+      LOG.atWarn().addKeyValue("fgastore", ref(store)).log(message);
+      events.emit(store, StorePlanner.NOT_DELETED, true, message, "delete", clock.instant());
       return DeleteControl.defaultDelete();
     }
     Optional<FGAStore> sharing =
@@ -363,12 +418,19 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
   }
 
   private UpdateControl<FGAStore> blocked(
+      FGAStore store, FGAStore.Status next, Plan.Blocked blocked, Duration again) {
+    return blocked(store, next, blocked.reason(), blocked.message(), blocked.warn(), again);
+  }
+
+  /** {@code Ready=False}: the FGAStore stands for no store now (its FGAModels wait). */
+  private UpdateControl<FGAStore> blocked(
       FGAStore store,
       FGAStore.Status next,
       String reason,
       String message,
       boolean warn,
       Duration again) {
+    claims.release(store.getMetadata().getUid());
     Conditions.block(events, LOG, store, next, reason, message, warn, clock.instant());
     return update(store, store.getStatus(), next, again);
   }

@@ -79,6 +79,8 @@ class ChartFlagsTest {
     assertThat(config.operator().watchesAllNamespaces()).isTrue();
     assertThat(config.operator().storesAndModels()).isTrue();
     assertThat(config.operator().modelTestMaxChecks()).isEqualTo(5000);
+    assertThat(config.operator().openfgaServers())
+        .containsExactly("http://openfga.openfga.svc:8080", "https://fga.example.com/api/");
   }
 
   @Test

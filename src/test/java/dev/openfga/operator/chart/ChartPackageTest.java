@@ -65,7 +65,8 @@ class ChartPackageTest {
     assertThat(
             chart()
                 .at(dir.resolve(archive))
-                .values("storesAndModels:\n  enabled: true\n")
+                .values(
+                    "storesAndModels:\n  enabled: true\n  servers: [http://openfga.openfga.svc:8080]\n")
                 .render()
                 .yaml())
         .contains("name: fgastores.openfga.dev", "name: fgamodels.openfga.dev");

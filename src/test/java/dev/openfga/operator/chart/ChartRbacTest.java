@@ -60,7 +60,7 @@ class ChartRbacTest {
     var manifests = chart().values(STORY_VALUES + "watchNamespace: " + WATCHED + "\n").render();
     RbacRules rules = rulesOf(manifests);
 
-    List<ApiCall> calls = story(manifests, rules, Optional.empty(), false);
+    List<ApiCall> calls = story(manifests, rules, Optional.empty(), null, null);
 
     System.out.println("API calls of the operator (watching " + WATCHED + "):");
     System.out.println(verbTable(calls));
@@ -73,18 +73,25 @@ class ChartRbacTest {
   }
 
   @Test
-  void withStoresAndModelsTheRoleGrantsExactlyTheCallsTheOperatorMakes() {
-    var manifests =
-        chart()
-            .values(
-                STORY_VALUES
-                    + "watchNamespace: "
-                    + WATCHED
-                    + "\nstoresAndModels:\n  enabled: true\n")
-            .render();
-    RbacRules rules = rulesOf(manifests);
+  void withStoresAndModelsTheRoleGrantsExactlyTheCallsTheOperatorMakes() throws Exception {
+    InMemoryOpenFga api = new InMemoryOpenFga();
+    List<ApiCall> calls;
+    RbacRules rules;
+    try (FakeOpenFga openfga = new FakeOpenFga(api)) {
+      var manifests =
+          chart()
+              .values(
+                  STORY_VALUES
+                      + "watchNamespace: "
+                      + WATCHED
+                      + "\nstoresAndModels:\n  enabled: true\n  servers: ["
+                      + openfga.url()
+                      + "]\n")
+              .render();
+      rules = rulesOf(manifests);
 
-    List<ApiCall> calls = story(manifests, rules, Optional.empty(), true);
+      calls = story(manifests, rules, Optional.empty(), openfga, api);
+    }
 
     System.out.println("API calls of the operator with FGAStores and FGAModels:");
     System.out.println(verbTable(calls));
@@ -101,7 +108,7 @@ class ChartRbacTest {
     var manifests = chart().values(STORY_VALUES + "watchAllNamespaces: true\n").render();
     RbacRules rules = rulesOf(manifests);
 
-    List<ApiCall> calls = story(manifests, rules, Optional.of("team-b"), false);
+    List<ApiCall> calls = story(manifests, rules, Optional.of("team-b"), null, null);
 
     assertEveryCallAllowed(calls, rules);
     assertEveryGrantUsed(calls, rules, true);
@@ -119,7 +126,7 @@ class ChartRbacTest {
             .render();
     RbacRules rules = rulesOf(manifests);
 
-    List<ApiCall> calls = story(manifests, rules, Optional.of("team-b"), false);
+    List<ApiCall> calls = story(manifests, rules, Optional.of("team-b"), null, null);
 
     assertEveryCallAllowed(calls, rules);
     // the full story runs in one namespace only: every verb is used, not in every namespace
@@ -270,16 +277,17 @@ class ChartRbacTest {
 
   /**
    * Runs the operator as the chart configures it through the whole story; returns every resource
-   * call it made.
+   * call it made. With {@code openfga} (serving {@code api}, one of the chart's
+   * storesAndModels.servers) an FGAStore and an FGAModel too; null: none.
    */
   private static List<ApiCall> story(
       OperatorChart.Manifests manifests,
       RbacRules rules,
       Optional<String> otherNamespace,
-      boolean storesAndModels) {
-    InMemoryOpenFga api = new InMemoryOpenFga();
-    try (RecordingCluster cluster = new RecordingCluster(rules);
-        FakeOpenFga openfga = storesAndModels ? new FakeOpenFga(api) : null) {
+      FakeOpenFga openfga,
+      InMemoryOpenFga api) {
+    boolean storesAndModels = openfga != null;
+    try (RecordingCluster cluster = new RecordingCluster(rules)) {
       KubernetesClient h = cluster.harness();
       Map<String, AtomicInteger> attempts = new ConcurrentHashMap<>();
       cluster.runJobs(
@@ -317,7 +325,7 @@ class ChartRbacTest {
             create(h, delta);
           });
       if (storesAndModels) {
-        storeAndModel(h, "http://127.0.0.1:" + openfga.port());
+        storeAndModel(h, openfga.url());
         // each one's first status write meets a newer object (a reconcile on a stale cached
         // copy): the operator reads the resource and writes on it
         cluster.failNextAt("PATCH", "/fgastores/app/status", 409, 1);
@@ -384,8 +392,6 @@ class ChartRbacTest {
       }
       assertThat(cluster.nonResourceCalls()).as("non-resource requests").isEmpty();
       return cluster.calls();
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
     }
   }
 

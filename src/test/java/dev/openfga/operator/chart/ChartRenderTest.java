@@ -298,9 +298,16 @@ class ChartRenderTest {
   void fgaStoreFinalizersAreGrantedBeyondTheWatchedNamespaces() {
     // a watched namespace deleted whole takes its RoleBinding with it: the finalizer must still
     // come off its FGAStores
-    var single = chart().values("storesAndModels:\n  enabled: true\n").render();
+    var single =
+        chart()
+            .values(
+                "storesAndModels:\n  enabled: true\n  servers: [http://openfga.openfga.svc:8080]\n")
+            .render();
     var all =
-        chart().values("storesAndModels:\n  enabled: true\nwatchAllNamespaces: true\n").render();
+        chart()
+            .values(
+                "storesAndModels:\n  enabled: true\n  servers: [http://openfga.openfga.svc:8080]\nwatchAllNamespaces: true\n")
+            .render();
 
     assertThat(single.all(ClusterRoleBinding.class))
         .singleElement()
@@ -318,7 +325,10 @@ class ChartRenderTest {
                         }));
     // several watched namespaces: their RoleBindings go with them too
     var several =
-        chart().values("storesAndModels:\n  enabled: true\nwatchNamespaces: [a, b]\n").render();
+        chart()
+            .values(
+                "storesAndModels:\n  enabled: true\n  servers: [http://openfga.openfga.svc:8080]\nwatchNamespaces: [a, b]\n")
+            .render();
     assertThat(several.all(ClusterRoleBinding.class))
         .singleElement()
         .satisfies(b -> assertThat(b.getRoleRef().getName()).endsWith("-fgastore-finalizers"));
@@ -374,6 +384,36 @@ class ChartRenderTest {
     // the operator refuses --dry-run with --stores-and-models at start-up: a crash loop
     assertThat(chart().values("dryRun: true\nstoresAndModels:\n  enabled: true\n").renderError())
         .contains("storesAndModels.enabled cannot be combined with dryRun");
+  }
+
+  @Test
+  void storesAndModelsWithoutServersIsRefusedSayingWhatToSet() {
+    // a new install, or an upgrade of a release made before the value existed (with or without
+    // --reuse-values: the key is then missing, or the chart's empty default)
+    for (String values :
+        List.of(
+            "storesAndModels: {enabled: true}\n",
+            "storesAndModels: {enabled: true, servers: []}\n",
+            "storesAndModels: {enabled: true, servers: null}\n")) {
+      assertThat(chart().values(values).renderError())
+          .as(values)
+          .contains("storesAndModels.servers must list the OpenFGA servers FGAStores may name")
+          .contains("--set 'storesAndModels.servers={http://openfga.openfga.svc:8080}'");
+    }
+    assertThat(
+            chart()
+                .values(
+                    "storesAndModels: {enabled: true, servers: [http://openfga.a.svc:8080,"
+                        + " https://fga.example.com/api]}\n")
+                .render()
+                .args())
+        .contains(
+            "--stores-and-models=true",
+            "--openfga-servers=http://openfga.a.svc:8080,https://fga.example.com/api");
+    // without stores and models the list is neither needed nor passed
+    assertThat(chart().render().args()).noneMatch(a -> a.startsWith("--openfga-servers"));
+    assertThat(chart().values("storesAndModels: {servers: [http://a:8080]}\n").render().args())
+        .noneMatch(a -> a.startsWith("--openfga-servers"));
   }
 
   @Test
@@ -492,7 +532,11 @@ class ChartRenderTest {
         .contains("get lease openfga-operator-leader");
     assertThat(notes).doesNotContain("openfga.dev/openfga-url");
     assertThat(
-            chart().values("watchNamespace: openfga\nstoresAndModels: {enabled: true}\n").notes())
+            chart()
+                .values(
+                    "watchNamespace: openfga\nstoresAndModels: {enabled: true, servers:"
+                        + " [http://openfga.openfga.svc:8080, https://fga.example.com]}\n")
+                .notes())
         .contains(
             "kubectl -n openfga annotate secret openfga-api"
                 + " openfga.dev/openfga-url=http://openfga.openfga.svc:8080");

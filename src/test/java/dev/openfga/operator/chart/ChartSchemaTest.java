@@ -90,6 +90,12 @@ class ChartSchemaTest {
           tolerations: [{key: a, operator: Equals}]          | tolerations.0.operator: tolerations.0.operator must be one of the following
           affinity: {nodeAfinity: {}}                        | Additional property nodeAfinity is not allowed
           securityContext: {capabilities: {drop: [all]}}     | securityContext.capabilities.drop.0: Does not match pattern
+          storesAndModels: {servers: http://openfga:8080}     | storesAndModels.servers: Invalid type. Expected: array, given: string
+          storesAndModels: {servers: [openfga.openfga.svc:8080]} | storesAndModels.servers.0: Does not match pattern
+          storesAndModels: {servers: ["http://a:8080,http://b:8080"]} | storesAndModels.servers.0: Does not match pattern
+          storesAndModels: {servers: ["http://user@openfga:8080"]} | storesAndModels.servers.0: Does not match pattern
+          storesAndModels: {servers: ["http://openfga:8080/?x=1"]} | storesAndModels.servers.0: Does not match pattern
+          storesAndModels: {servers: [8080]}                  | storesAndModels.servers.0: Invalid type. Expected: string, given: integer
           """)
   void wrongTypesAndValuesAreRejected(String values, String message) {
     assertRejected(values, message);
@@ -110,6 +116,8 @@ class ChartSchemaTest {
         "resources: {}",
         "resources: {requests: {cpu: 0.5, memory: 1Gi}}",
         "securityContext: {}",
+        "storesAndModels: {enabled: true, servers: [http://openfga.openfga.svc:8080,"
+            + " \"https://FGA.example.com:443/api/\"]}",
         "image: {tag: v1.2.3}",
         "image: {digest: \"sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\"}"
       })

@@ -46,7 +46,7 @@ class CrdReferenceTest {
 
   private static CustomResourceDefinition crd(String name) {
     return chart()
-        .values("storesAndModels: {enabled: true}\n")
+        .values("storesAndModels: {enabled: true, servers: [http://openfga.openfga.svc:8080]}\n")
         .render()
         .all(CustomResourceDefinition.class)
         .stream()
@@ -254,7 +254,11 @@ class CrdReferenceTest {
   @Test
   void aSecondReleaseUsesTheCrdsTheFirstInstalled() {
     // Helm stamps a CRD as one release's: another release may not install it again
-    var second = chart().values("storesAndModels: {enabled: true, installCRDs: false}\n").render();
+    var second =
+        chart()
+            .values(
+                "storesAndModels: {enabled: true, installCRDs: false, servers: [http://openfga.openfga.svc:8080]}\n")
+            .render();
 
     assertThat(second.all(CustomResourceDefinition.class)).isEmpty();
     assertThat(second.args()).contains("--stores-and-models=true");

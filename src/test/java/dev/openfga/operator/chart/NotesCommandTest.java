@@ -139,7 +139,7 @@ class NotesCommandTest {
             "",
             "watchNamespaces: [a, b]",
             "watchAllNamespaces: true",
-            "storesAndModels: {enabled: true}")) {
+            "storesAndModels: {enabled: true, servers: [http://openfga.openfga.svc:8080]}")) {
       OperatorChart chart = OperatorChart.chart();
       if (!values.isEmpty()) {
         chart.values(values);

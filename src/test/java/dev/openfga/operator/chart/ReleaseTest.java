@@ -72,7 +72,8 @@ class ReleaseTest {
   void artifactHubCrdsAreTheChartsCrds() throws Exception {
     var crds =
         chart()
-            .values("storesAndModels:\n  enabled: true\n")
+            .values(
+                "storesAndModels:\n  enabled: true\n  servers: [http://openfga.openfga.svc:8080]\n")
             .render()
             .all(CustomResourceDefinition.class);
 

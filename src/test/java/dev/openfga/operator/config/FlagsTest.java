@@ -134,6 +134,7 @@ class FlagsTest {
         Arguments.of("--ttl-seconds-after-finished", "0"),
         Arguments.of("--retry-cooldown", "2m"),
         Arguments.of("--model-test-max-checks", "250"),
+        Arguments.of("--openfga-servers", "http://openfga.openfga.svc:8080,https://fga.example"),
         Arguments.of("--log-format", "json"),
         Arguments.of("--log-level", "debug"));
   }
@@ -228,12 +229,13 @@ class FlagsTest {
     assertThat(Flags.parse(podIn("o"), "--leader-elect", "false").operator().leaderElect())
         .isFalse();
     // like --dry-run, the opt-in to FGAStore and FGAModel needs no value
-    assertThat(Flags.parse(podIn("o"), "--stores-and-models").operator().storesAndModels())
+    String servers = "--openfga-servers=http://openfga:8080";
+    assertThat(Flags.parse(podIn("o"), "--stores-and-models", servers).operator().storesAndModels())
         .isTrue();
     assertThat(Flags.parse(podIn("o"), "--stores-and-models=false").operator().storesAndModels())
         .isFalse();
     assertThat(
-            Flags.parse(podIn("o"), "--stores-and-models", "--backoff-limit", "5")
+            Flags.parse(podIn("o"), "--stores-and-models", "--backoff-limit", "5", servers)
                 .operator()
                 .storesAndModels())
         .isTrue();
@@ -242,6 +244,61 @@ class FlagsTest {
                 .operator()
                 .backoffLimit())
         .isEqualTo(5);
+  }
+
+  @Test
+  void storesAndModelsNeedTheServersFgaStoresMayName() throws Exception {
+    String missing =
+        "--stores-and-models needs --openfga-servers (env OPENFGA_OPERATOR_OPENFGA_SERVERS): the"
+            + " base URLs of the OpenFGA servers FGAStores may name, comma-separated (chart value"
+            + " storesAndModels.servers)";
+    assertThat(problems(podIn("o"), "--stores-and-models")).containsExactly(missing);
+    assertThat(problems(podIn("o"), "--stores-and-models", "--openfga-servers=", "--dry-run=false"))
+        .containsExactly(missing);
+    assertThat(problems(podIn("o"), "--stores-and-models", "--openfga-servers= , "))
+        .containsExactly(missing);
+    // as given, blanks and empty entries dropped; read from the environment too
+    assertThat(
+            Flags.parse(
+                    podIn("o"),
+                    "--stores-and-models",
+                    "--openfga-servers= http://openfga.a.svc:8080/ ,,https://fga.example/api")
+                .operator()
+                .openfgaServers())
+        .containsExactly("http://openfga.a.svc:8080/", "https://fga.example/api");
+    assertThat(
+            Flags.parse(
+                    env(
+                        Map.of(
+                            "POD_NAMESPACE", "o",
+                            "OPENFGA_OPERATOR_STORES_AND_MODELS", "true",
+                            "OPENFGA_OPERATOR_OPENFGA_SERVERS", "http://openfga:8080")))
+                .operator()
+                .openfgaServers())
+        .containsExactly("http://openfga:8080");
+    // not needed without stores and models
+    assertThat(Flags.parse(podIn("o")).operator().openfgaServers()).isEmpty();
+  }
+
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "openfga.openfga.svc:8080",
+        "ftp://openfga:8080",
+        "http://",
+        "http://user:pw@openfga:8080",
+        "http://openfga:8080/?x=1",
+        "http://openfga:8080/#top",
+        "http://open fga:8080"
+      })
+  void aServerThatIsNotAnHttpBaseUrlIsRefusedNamingIt(String url) {
+    assertThat(
+            problems(podIn("o"), "--stores-and-models", "--openfga-servers=http://ok:8080," + url))
+        .containsExactly(
+            "invalid value for --openfga-servers: "
+                + url
+                + " (must be an http:// or https:// URL with a host, and no user, query or"
+                + " fragment)");
   }
 
   static Stream<Arguments> invalidValues() {

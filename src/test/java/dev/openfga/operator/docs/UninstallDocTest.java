@@ -46,7 +46,8 @@ class UninstallDocTest {
   void theDocsNameEveryAnnotationOfTheCrds() throws IOException {
     List<CustomResourceDefinition> crds =
         chart()
-            .values("storesAndModels: {enabled: true}\n")
+            .values(
+                "storesAndModels: {enabled: true, servers: [http://openfga.openfga.svc:8080]}\n")
             .render()
             .all(CustomResourceDefinition.class);
     assertThat(crds).hasSize(2);

@@ -132,6 +132,132 @@ class FgaApiTest {
     assertThat(seen).hasSize(FgaApi.ATTEMPTS);
   }
 
+  /** The message of the error {@code listStores} ends with after this one answer (a 4xx). */
+  private String errorFor(int status, String body) {
+    then(status, body);
+    Throwable thrown = org.assertj.core.api.Assertions.catchThrowable(() -> api.listStores());
+    assertThat(thrown).isInstanceOf(FgaApi.ApiException.class);
+    return thrown.getMessage();
+  }
+
+  @Test
+  void aBodyThatIsNotJsonIsNeverCopiedOnlyItsStatus() {
+    String page = "<html><body>Bad gateway: upstream 10.0.3.7 said secret-token-123</body></html>";
+    assertThat(errorFor(403, page))
+        .isEqualTo("GET " + url() + "/stores: HTTP 403, not an OpenFGA error body")
+        .doesNotContain("secret-token-123");
+  }
+
+  @Test
+  void jsonWithoutCodeOrMessageIsNotCopied() {
+    assertThat(errorFor(404, "{\"error\":\"route 10.0.3.7 not found\",\"path\":\"/x\"}"))
+        .isEqualTo("GET " + url() + "/stores: HTTP 404, not an OpenFGA error body");
+    assertThat(errorFor(400, "[\"validation_error\"]"))
+        .endsWith(": HTTP 400, not an OpenFGA error body");
+    // code and message of another type than text or number: not copied either
+    assertThat(errorFor(400, "{\"code\":{\"x\":\"leak\"},\"message\":[\"leak\"]}"))
+        .endsWith(": HTTP 400, not an OpenFGA error body");
+  }
+
+  @Test
+  void openFgasErrorJsonGivesItsCodeAndMessageAndNothingElse() {
+    assertThat(
+            errorFor(
+                400,
+                "{\"code\":\"validation_error\",\"message\":\"invalid store name\","
+                    + "\"details\":[\"internal detail\"]}"))
+        .isEqualTo("GET " + url() + "/stores: HTTP 400 validation_error: invalid store name");
+    // grpc-gateway's own errors have a numeric code
+    assertThat(errorFor(404, "{\"code\":5,\"message\":\"Not Found\",\"details\":[]}"))
+        .endsWith(": HTTP 404 5: Not Found");
+  }
+
+  @Test
+  void aHugeOrMultiLineMessageIsCutAndFlattened() {
+    String huge = "x".repeat(100_000);
+    String message =
+        errorFor(400, "{\"code\":\"validation_error\",\"message\":\"a\\nb " + huge + "\"}");
+    assertThat(message)
+        .startsWith("GET " + url() + "/stores: HTTP 400 validation_error: a b xxx")
+        .doesNotContain("\n")
+        .hasSizeLessThan(("GET " + url() + "/stores: HTTP 400 validation_error: ").length() + 300);
+    assertThat(errorFor(400, "{\"code\":\"" + huge + "\"}"))
+        .hasSizeLessThan(("GET " + url() + "/stores: HTTP 400 ").length() + 300);
+  }
+
+  @Test
+  void aSuccessfulAnswerThatIsNotJsonIsNotQuotedEither() {
+    then(200, "SSH-2.0-OpenSSH_9.6 secret-banner");
+    assertThatThrownBy(() -> api.listStores())
+        .hasMessage("GET " + url() + "/stores: HTTP 200, not an OpenFGA answer body (not JSON)")
+        .hasMessageNotContaining("secret-banner");
+  }
+
+  @Test
+  void aServerThatDoesNotSpeakHttpIsNotQuoted() throws Exception {
+    // e.g. a URL pointed at an SSH port: the HTTP client's message quotes the status line it read
+    try (var socket = new java.net.ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+      Thread banner =
+          new Thread(
+              () -> {
+                while (!socket.isClosed()) {
+                  try (var client = socket.accept()) {
+                    var in =
+                        new java.io.BufferedReader(
+                            new java.io.InputStreamReader(
+                                client.getInputStream(), StandardCharsets.US_ASCII));
+                    for (String line = in.readLine();
+                        line != null && !line.isEmpty();
+                        line = in.readLine()) {
+                      // the request, read to its end
+                    }
+                    client
+                        .getOutputStream()
+                        .write(
+                            "SSH-2.0-OpenSSH_9.6 secret-banner\r\n\r\n"
+                                .getBytes(StandardCharsets.US_ASCII));
+                  } catch (IOException e) {
+                    return;
+                  }
+                }
+              });
+      banner.setDaemon(true);
+      banner.start();
+      FgaApi ssh =
+          new FgaApi(
+              FgaApi.defaultHttpClient(),
+              URI.create("http://127.0.0.1:" + socket.getLocalPort()),
+              Optional::empty,
+              slept::add);
+      Throwable thrown = org.assertj.core.api.Assertions.catchThrowable(ssh::listStores);
+      assertThat(thrown)
+          .isInstanceOf(IOException.class)
+          .hasMessageStartingWith("GET http://127.0.0.1:" + socket.getLocalPort() + "/stores: ")
+          .hasMessageNotContaining("secret-banner")
+          .hasMessageNotContaining("SSH-2.0");
+    }
+  }
+
+  @Test
+  void aTokenEndpointAnsweringSomethingElseThanJsonIsNotQuoted() throws Exception {
+    then(200, "<html>login page secret-banner</html>");
+    Credentials credentials =
+        Credentials.fromSecretData(
+            "ns/creds",
+            Map.of(
+                "clientId", b64("client"),
+                "clientSecret", b64("s3cret"),
+                "apiTokenIssuer", b64(url() + "/token")));
+    assertThatThrownBy(
+            () ->
+                credentials.bearer(
+                    FgaApi.defaultHttpClient(),
+                    Clock.fixed(Instant.parse("2026-01-01T00:00:00Z"), ZoneOffset.UTC)))
+        .isInstanceOf(Credentials.CredentialsException.class)
+        .hasMessageContaining("answered HTTP 200 without a JSON body")
+        .hasMessageNotContaining("secret-banner");
+  }
+
   @Test
   void aCreateIsNotRetriedAfterA5xxItMayHaveCommitted() {
     then(500, "{\"code\":\"internal_error\"}");

@@ -83,7 +83,8 @@ class ModelTestsBudgetScenarioTest {
     openfga = new FakeOpenFga(recording);
     // the FGAStores and FGAModels of two namespaces
     OperatorConfig base =
-        MockCluster.withStoresAndModels(MockCluster.config(Duration.ofSeconds(2), 1));
+        MockCluster.withStoresAndModels(
+            MockCluster.config(Duration.ofSeconds(2), 1), openfga.url());
     OperatorConfig config =
         new OperatorConfig(
             Set.of(MockCluster.NS, OTHER_NS),
@@ -99,7 +100,8 @@ class ModelTestsBudgetScenarioTest {
             base.dryRun(),
             true,
             base.leaseName(),
-            OperatorConfig.DEFAULT_MODEL_TEST_MAX_CHECKS);
+            OperatorConfig.DEFAULT_MODEL_TEST_MAX_CHECKS,
+            base.openfgaServers());
     cluster.startOperator(config, "operator-a", null, clock);
   }
 

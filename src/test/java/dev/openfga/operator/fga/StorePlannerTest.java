@@ -240,6 +240,186 @@ class StorePlannerTest {
         .isEmpty();
   }
 
+  @Test
+  void aServerTheInstallerDidNotListIsNotAllowedHoweverItIsSpelt() {
+    Servers servers =
+        new Servers(List.of("http://openfga.openfga:8080", "https://fga.example/api/"));
+    for (String url :
+        List.of(
+            URL,
+            "HTTP://OpenFGA.openfga:8080/",
+            "https://fga.example:443/api",
+            "https://FGA.example/api//")) {
+      FGAStore.Spec spec = spec("app", null, null);
+      spec.getOpenfgaRef().setUrl(url);
+      assertThat(StorePlanner.serverNotAllowed(spec, servers)).as(url).isEmpty();
+    }
+    for (String url :
+        List.of(
+            "http://openfga.openfga:8081", // another port
+            "https://openfga.openfga:8080", // another scheme
+            "http://openfga.openfga.svc:8080", // another name of it: not the same text
+            "https://fga.example/api/v2", // a path below
+            "https://fga.example", // a path above
+            "http://evil.example/?x=http://openfga.openfga:8080")) {
+      FGAStore.Spec spec = spec("app", null, null);
+      spec.getOpenfgaRef().setUrl(url);
+      Optional<Plan.Blocked> blocked = StorePlanner.serverNotAllowed(spec, servers);
+      assertThat(blocked).as(url).isPresent();
+      assertThat(blocked.get().reason()).isEqualTo(StorePlanner.SERVER_NOT_ALLOWED);
+      assertThat(blocked.get().warn()).isTrue();
+      assertThat(blocked.get().message())
+          .contains("spec.openfgaRef.url " + url + " is not one of the OpenFGA servers")
+          .contains("http://openfga.openfga:8080, https://fga.example/api/")
+          .contains("storesAndModels.servers");
+    }
+  }
+
+  /** An FGAStore of {@code namespace} created at {@code created} (seconds after a fixed time). */
+  private static FGAStore claimant(
+      String namespace, String name, int created, String specId, String statusId) {
+    FGAStore store = new FGAStore();
+    store.setMetadata(
+        new io.fabric8.kubernetes.api.model.ObjectMetaBuilder()
+            .withNamespace(namespace)
+            .withName(name)
+            .withUid(namespace + "/" + name)
+            .withCreationTimestamp(
+                java.time.Instant.parse("2026-01-01T00:00:00Z").plusSeconds(created).toString())
+            .build());
+    store.setSpec(spec("app", specId, null));
+    store.setStatus(statusId == null ? null : status(statusId, false));
+    return store;
+  }
+
+  private static Optional<Plan.Blocked> claimed(
+      FGAStore store, String storeId, FGAStore... others) {
+    List<FGAStore> cached = new java.util.ArrayList<>(List.of(others));
+    cached.add(store);
+    return StorePlanner.claimedElsewhere(store, storeId, cached, List.of());
+  }
+
+  @Test
+  void aStoreAnotherNamespaceHoldsIsNotAdoptedByNameNorById() {
+    FGAStore holder = claimant("team-a", "app", 100, null, ID_A);
+    FGAStore byName = claimant("team-b", "app", 0, null, null); // older, but holds nothing
+    FGAStore byId = claimant("team-b", "pinned", 0, ID_A, null);
+
+    Optional<Plan.Blocked> blocked = claimed(byName, ID_A, holder);
+    assertThat(blocked).isPresent();
+    assertThat(blocked.get().reason()).isEqualTo(StorePlanner.CLAIMED_ELSEWHERE);
+    assertThat(blocked.get().warn()).isTrue();
+    assertThat(blocked.get().message())
+        .isEqualTo(
+            "store "
+                + ID_A
+                + " (\"app\") at "
+                + URL
+                + " is claimed by an FGAStore in another namespace: a store belongs to one"
+                + " namespace, and nothing of it is used from here; choose another spec.name")
+        .doesNotContain("team-a");
+    assertThat(claimed(byId, ID_A, holder)).isPresent();
+    // the holder keeps it, whoever is older
+    assertThat(claimed(holder, ID_A, byName, byId)).isEmpty();
+  }
+
+  @Test
+  void onlyAnotherNamespaceOnTheSameServerNotBeingDeletedClaimsAStore() {
+    FGAStore me = claimant("team-b", "app", 100, null, null);
+    FGAStore sameNamespace = claimant("team-b", "other", 0, null, ID_A);
+    FGAStore otherServer = claimant("team-a", "app", 0, null, ID_A);
+    otherServer.getSpec().getOpenfgaRef().setUrl("http://other-openfga:8080");
+    FGAStore otherStore = claimant("team-a", "app-2", 0, null, ID_B);
+    FGAStore going = claimant("team-a", "app-3", 0, null, ID_A);
+    going.getMetadata().setDeletionTimestamp("2026-01-02T00:00:00Z");
+
+    assertThat(claimed(me, ID_A, sameNamespace, otherServer, otherStore, going)).isEmpty();
+    // the same server however its URL is spelt
+    FGAStore spelt = claimant("team-a", "app", 0, null, ID_A);
+    spelt.getSpec().getOpenfgaRef().setUrl("HTTP://openfga.openfga:8080/");
+    assertThat(claimed(me, ID_A, spelt)).isPresent();
+  }
+
+  @Test
+  void twoNamespacesAdoptingOneStoreAtOnceAgreeTheOlderWins() {
+    // neither holds it yet: both would adopt it by name (or create it)
+    FGAStore older = claimant("team-b", "app", 0, null, null);
+    FGAStore newer = claimant("team-a", "app", 5, null, null);
+
+    assertThat(claimed(newer, ID_A, older)).isPresent();
+    assertThat(claimed(older, ID_A, newer)).isEmpty();
+    // the store to be created (no id yet): the same answer, before anything is created
+    Optional<Plan.Blocked> creating = claimed(newer, null, older);
+    assertThat(creating).isPresent();
+    assertThat(creating.get().message())
+        .startsWith("the store name \"app\" at " + URL + " is claimed by an older FGAStore");
+    assertThat(claimed(older, null, newer)).isEmpty();
+    // created in the same second: namespace, then name, decide
+    FGAStore twin = claimant("team-c", "app", 0, null, null);
+    assertThat(claimed(twin, ID_A, older)).isPresent();
+    assertThat(claimed(older, ID_A, twin)).isEmpty();
+    // one that pins the id counts too; one that pins another store does not
+    FGAStore pinning = claimant("team-c", "pin", 0, ID_A, null);
+    assertThat(claimed(newer, ID_A, pinning)).isPresent();
+    FGAStore pinningOther = claimant("team-c", "pin", 0, ID_B, null);
+    assertThat(claimed(newer, ID_A, pinningOther)).isEmpty();
+    assertThat(claimed(newer, null, pinningOther)).isEmpty();
+  }
+
+  @Test
+  void aClaimConfirmedAMomentAgoCountsBeforeTheCacheHasIt() {
+    // team-a's FGAStore took the store; its status is not in the informer cache yet
+    FGAStore taker = claimant("team-a", "app", 100, null, null);
+    FGAStore me = claimant("team-b", "app", 0, null, null);
+    Claims.Entry confirmed =
+        new Claims.Entry(
+            "team-a/app",
+            "team-a",
+            "app",
+            taker.getMetadata().getCreationTimestamp(),
+            StorePlanner.server(URL),
+            ID_A);
+
+    assertThat(StorePlanner.claimedElsewhere(me, ID_A, List.of(me, taker), List.of(confirmed)))
+        .isPresent();
+    // not even in the cache yet
+    assertThat(StorePlanner.claimedElsewhere(me, ID_A, List.of(me), List.of(confirmed)))
+        .isPresent();
+    assertThat(StorePlanner.claimedElsewhere(taker, ID_A, List.of(me, taker), List.of(confirmed)))
+        .isEmpty();
+  }
+
+  @Test
+  void twoNamespacesHoldingOneStoreFromBeforeTheRuleKeepItForTheOlder() {
+    // both adopted it before stores belonged to one namespace
+    FGAStore older = claimant("team-b", "app", 0, null, ID_A);
+    FGAStore newer = claimant("team-a", "app", 5, null, ID_A);
+
+    assertThat(claimed(newer, ID_A, older)).isPresent();
+    assertThat(claimed(older, ID_A, newer)).isEmpty();
+  }
+
+  @Test
+  void theClaimsRecordWhatTheyConfirmAndTheSecondOfTwoAtOnceIsRefused() {
+    Claims claims = new Claims();
+    FGAStore first = claimant("team-a", "app", 100, null, null);
+    FGAStore second = claimant("team-b", "app", 100, null, null);
+    // neither in the other's cache: the order the claims are made in decides
+    assertThat(claims.claim(first, ID_A, List.of(first))).isEmpty();
+    assertThat(claims.confirmed("team-a/app", "HTTP://openfga.openfga:8080/", ID_A)).isTrue();
+    assertThat(claims.confirmed("team-a/app", URL, ID_B)).isFalse();
+    assertThat(claims.confirmed("team-a/app", "http://other:8080", ID_A)).isFalse();
+    assertThat(claims.claim(second, ID_A, List.of(second))).isPresent();
+    assertThat(claims.confirmed("team-b/app", URL, ID_A)).isFalse();
+    // released (blocked, or deleted): the store is free for the next
+    claims.release("team-a/app");
+    assertThat(claims.confirmed("team-a/app", URL, ID_A)).isFalse();
+    assertThat(claims.claim(second, ID_A, List.of(second))).isEmpty();
+    // a check records nothing
+    assertThat(claims.check(first, ID_A, List.of(first))).isPresent();
+    assertThat(claims.confirmed("team-a/app", URL, ID_A)).isFalse();
+  }
+
   private static FGAStore named(FGAStore store, String name, String url) {
     store.setSpec(new FGAStore.Spec());
     store.getSpec().setName(name);

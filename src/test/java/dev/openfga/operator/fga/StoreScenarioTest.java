@@ -3,6 +3,7 @@ package dev.openfga.operator.fga;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.sun.net.httpserver.HttpServer;
 import dev.openfga.operator.testing.FakeOpenFga;
 import dev.openfga.operator.testing.InMemoryOpenFga;
 import dev.openfga.operator.testing.MockCluster;
@@ -12,6 +13,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -28,16 +30,35 @@ class StoreScenarioTest {
   private final InMemoryOpenFga api = new InMemoryOpenFga();
   private final Map<String, String> stores = api.stores;
 
+  /** Requests {@link #other} and {@link #notListed} were sent. */
+  private final AtomicInteger otherAsked = new AtomicInteger();
+
+  private final AtomicInteger notListedAsked = new AtomicInteger();
+
+  /** A second server the operator is installed for (a Secret's credentials are not for it). */
+  private HttpServer other;
+
+  /** A server the operator is not installed for. */
+  private HttpServer notListed;
+
   @BeforeEach
   void start() throws IOException {
     cluster = new MockCluster();
-    openfga = new FakeOpenFga(cluster, api);
+    other = countingServer(otherAsked);
+    notListed = countingServer(notListedAsked);
+    openfga = new FakeOpenFga(cluster, api, url(other));
   }
 
   @AfterEach
   void stop() {
     cluster.close();
     openfga.close();
+    other.stop(0);
+    notListed.stop(0);
+  }
+
+  private static String url(HttpServer server) {
+    return "http://127.0.0.1:" + server.getAddress().getPort();
   }
 
   private FGAStore apply(String name, String storeName) {
@@ -143,6 +164,119 @@ class StoreScenarioTest {
     assertThat(stores).hasSize(2);
   }
 
+  @Test
+  void aServerTheOperatorIsNotInstalledForGetsNoRequestNotEvenAtADeletion() {
+    String foreign = url(notListed);
+    TestStores.create(
+        cluster,
+        "foreign",
+        "foreign-store",
+        foreign,
+        spec -> spec.setDeletionPolicy(FGAStore.DeletionPolicy.Delete));
+    Condition refused =
+        await()
+            .atMost(WAIT)
+            .until(
+                () -> ready("foreign"),
+                c -> c != null && c.getReason().equals(StorePlanner.SERVER_NOT_ALLOWED));
+    // the reconcile that wrote this sent nothing there, not even the look-up by name
+    assertThat(notListedAsked).hasValue(0);
+    assertThat(refused.getStatus()).isEqualTo("False");
+    assertThat(refused.getMessage())
+        .contains(foreign + " is not one of the OpenFGA servers")
+        .contains(openfga.url());
+    assertThat(eventReasons()).containsOnlyOnce(StorePlanner.SERVER_NOT_ALLOWED);
+
+    // its FGAModel waits, and nothing of it goes there either
+    FGAModel model = new FGAModel();
+    model.setMetadata(
+        new io.fabric8.kubernetes.api.model.ObjectMetaBuilder()
+            .withName("foreign")
+            .withNamespace(MockCluster.NS)
+            .build());
+    FGAModel.Spec m = new FGAModel.Spec();
+    m.setStoreRef(new FGAStore.NameRef("foreign"));
+    m.setModel("model\n  schema 1.1\ntype user\n");
+    model.setSpec(m);
+    cluster.client().resources(FGAModel.class).inNamespace(MockCluster.NS).resource(model).create();
+    Condition waiting =
+        await()
+            .atMost(WAIT)
+            .until(
+                () -> {
+                  FGAModel read = TestStores.getModel(cluster, "foreign");
+                  return read == null || read.getStatus() == null
+                      ? null
+                      : read.getStatus().getConditions().stream()
+                          .filter(c -> c.getType().equals("Ready"))
+                          .findFirst()
+                          .orElse(null);
+                },
+                c -> c != null && c.getReason().equals("StoreNotReady"));
+    assertThat(waiting.getMessage()).contains(StorePlanner.SERVER_NOT_ALLOWED);
+
+    // a store the operator made on a listed server, its url then pointed at the other one and the
+    // FGAStore deleted (deletionPolicy Delete): the deletion is not sent there either
+    TestStores.create(
+        cluster,
+        "moved",
+        "moved-store",
+        openfga.url(),
+        spec -> spec.setDeletionPolicy(FGAStore.DeletionPolicy.Delete));
+    String id =
+        await()
+            .atMost(WAIT)
+            .until(
+                () -> TestStores.get(cluster, "moved"),
+                s ->
+                    s.getStatus() != null
+                        && Boolean.TRUE.equals(s.getStatus().getCreatedByOperator()))
+            .getStatus()
+            .getStoreId();
+    TestStores.edit(cluster, "moved", s -> s.getSpec().getOpenfgaRef().setUrl(foreign));
+    cluster
+        .client()
+        .resources(FGAStore.class)
+        .inNamespace(MockCluster.NS)
+        .withName("moved")
+        .delete();
+    await().atMost(WAIT).until(() -> TestStores.get(cluster, "moved") == null);
+    assertThat(notListedAsked).as("requests to the server not listed").hasValue(0);
+    assertThat(stores).containsKey(id);
+    assertThat(cluster.client().v1().events().inNamespace(MockCluster.NS).list().getItems())
+        .filteredOn(e -> e.getReason().equals(StorePlanner.NOT_DELETED))
+        .singleElement()
+        .satisfies(
+            e ->
+                assertThat(e.getMessage())
+                    .startsWith("store " + id + " is kept: " + foreign + " is not one of"));
+  }
+
+  @Test
+  void aForeignAnswerIsNeverCopiedIntoTheStatusOrAnEvent() {
+    api.foreignPage =
+        "<html><body>502 Bad Gateway: upstream 10.0.3.7 token=leaked-123</body></html>";
+    apply("proxied", "proxied");
+    Condition failed =
+        await()
+            .atMost(WAIT)
+            .until(
+                () -> ready("proxied"),
+                c -> c != null && c.getReason().equals(StorePlanner.API_ERROR));
+    assertThat(failed.getMessage())
+        .endsWith("/stores: HTTP 502, not an OpenFGA error body")
+        .doesNotContain("leaked-123")
+        .doesNotContain("Bad Gateway");
+    assertThat(cluster.client().v1().events().inNamespace(MockCluster.NS).list().getItems())
+        .filteredOn(e -> e.getReason().equals(StorePlanner.API_ERROR))
+        .singleElement()
+        .satisfies(
+            e ->
+                assertThat(e.getMessage())
+                    .contains("HTTP 502, not an OpenFGA error body")
+                    .doesNotContain("leaked-123"));
+  }
+
   /** The reasons of the Events in the namespace, oldest first. */
   private java.util.List<String> eventReasons() {
     return cluster.client().v1().events().inNamespace(MockCluster.NS).list().getItems().stream()
@@ -182,89 +316,62 @@ class StoreScenarioTest {
   }
 
   @Test
-  void aSecretsCredentialsGoOnlyToTheServersItNames() throws java.io.IOException {
+  void aSecretsCredentialsGoOnlyToTheServersItNames() {
     // whoever may create an FGAStore may name any Secret of its namespace
     readyStoreWithSecret();
-    java.util.concurrent.atomic.AtomicInteger asked =
-        new java.util.concurrent.atomic.AtomicInteger();
-    com.sun.net.httpserver.HttpServer other = countingServer(asked);
-    String url = "http://127.0.0.1:" + other.getAddress().getPort();
-    try {
-      TestStores.create(
-          cluster,
-          "other",
-          "other-store",
-          url,
-          spec -> spec.getOpenfgaRef().setCredentialsRef(new FGAStore.NameRef("key")));
-      await()
-          .atMost(WAIT)
-          .untilAsserted(
-              () ->
-                  assertThat(ready("other"))
-                      .extracting(Condition::getReason)
-                      .isEqualTo(StorePlanner.CREDENTIALS_ERROR));
-      assertThat(ready("other").getMessage())
-          .contains(
-              "Secret "
-                  + MockCluster.NS
-                  + "/key's annotation openfga.dev/openfga-url does not name "
-                  + url);
-      assertThat(asked).hasValue(0);
-      assertThat(ready("app")).extracting(Condition::getStatus).isEqualTo("True");
-    } finally {
-      other.stop(0);
-    }
+    String url = url(other);
+    TestStores.create(
+        cluster,
+        "other",
+        "other-store",
+        url,
+        spec -> spec.getOpenfgaRef().setCredentialsRef(new FGAStore.NameRef("key")));
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () ->
+                assertThat(ready("other"))
+                    .extracting(Condition::getReason)
+                    .isEqualTo(StorePlanner.CREDENTIALS_ERROR));
+    assertThat(ready("other").getMessage())
+        .contains(
+            "Secret "
+                + MockCluster.NS
+                + "/key's annotation openfga.dev/openfga-url does not name "
+                + url);
+    assertThat(otherAsked).hasValue(0);
+    assertThat(ready("app")).extracting(Condition::getStatus).isEqualTo("True");
   }
 
   @Test
-  void theCredentialsKeptForADeletionGoOnlyToTheServersTheSecretNamed() throws Exception {
+  void theCredentialsKeptForADeletionGoOnlyToTheServersTheSecretNamed() {
     // the Secret gone, the FGAStore's url (which the CRD lets change) pointed elsewhere, then the
     // FGAStore deleted: the credentials kept for its deletion must not go there
     readyStoreWithSecret();
-    java.util.concurrent.atomic.AtomicInteger asked =
-        new java.util.concurrent.atomic.AtomicInteger();
-    com.sun.net.httpserver.HttpServer other = countingServer(asked);
-    try {
-      cluster.client().secrets().inNamespace(MockCluster.NS).withName("key").delete();
-      TestStores.edit(
-          cluster,
-          "app",
-          s ->
-              s.getSpec()
-                  .getOpenfgaRef()
-                  .setUrl("http://127.0.0.1:" + other.getAddress().getPort()));
-      cluster
-          .client()
-          .resources(FGAStore.class)
-          .inNamespace(MockCluster.NS)
-          .withName("app")
-          .delete();
+    cluster.client().secrets().inNamespace(MockCluster.NS).withName("key").delete();
+    TestStores.edit(cluster, "app", s -> s.getSpec().getOpenfgaRef().setUrl(url(other)));
+    cluster.client().resources(FGAStore.class).inNamespace(MockCluster.NS).withName("app").delete();
 
-      await()
-          .atMost(WAIT)
-          .until(
-              () ->
-                  cluster
-                      .client()
-                      .v1()
-                      .events()
-                      .inNamespace(MockCluster.NS)
-                      .list()
-                      .getItems()
-                      .stream()
-                      .anyMatch(e -> e.getMessage().startsWith("could not delete store")));
-      assertThat(asked).as("requests to the server the Secret does not name").hasValue(0);
-      assertThat(stores).hasSize(1);
-    } finally {
-      other.stop(0);
-    }
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                cluster
+                    .client()
+                    .v1()
+                    .events()
+                    .inNamespace(MockCluster.NS)
+                    .list()
+                    .getItems()
+                    .stream()
+                    .anyMatch(e -> e.getMessage().startsWith("could not delete store")));
+    assertThat(otherAsked).as("requests to the server the Secret does not name").hasValue(0);
+    assertThat(stores).hasSize(1);
   }
 
   /** An HTTP server on 127.0.0.1 that answers 500 and counts what it is asked. */
-  private static com.sun.net.httpserver.HttpServer countingServer(
-      java.util.concurrent.atomic.AtomicInteger asked) throws java.io.IOException {
-    com.sun.net.httpserver.HttpServer server =
-        com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+  private static HttpServer countingServer(AtomicInteger asked) throws IOException {
+    HttpServer server = HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
     server.createContext(
         "/",
         e -> {

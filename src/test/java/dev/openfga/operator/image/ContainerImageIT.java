@@ -21,10 +21,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The container image that {@code ./mvnw -Pimage verify} writes to {@code target/jib-image.tar}
- * (an OCI layout): its configuration, its files, and the operator started from it with the image's
- * own entrypoint. Runs in {@code ./mvnw -Pimage verify} (failsafe, after the image is built);
- * skipped when there is no image tar.
+ * The container image that {@code ./mvnw -Pimage verify} writes to {@code target/jib-image.tar} (an
+ * OCI layout): its configuration, its files, and the operator started from it with the image's own
+ * entrypoint. Runs in {@code ./mvnw -Pimage verify} (failsafe, after the image is built); skipped
+ * when there is no image tar.
  *
  * <p>The strongest run is the one a container runtime does: the layers unpacked into one root, that
  * root mounted read-only with only {@code /proc} added, entered with {@code chroot} as user 65532 —
@@ -47,7 +47,8 @@ class ContainerImageIT {
   @BeforeAll
   static void unpackTheImage() throws IOException {
     assumeTrue(
-        Files.isRegularFile(TAR), "no " + TAR + ": build it first with ./mvnw -Pimage verify -DskipTests");
+        Files.isRegularFile(TAR),
+        "no " + TAR + ": build it first with ./mvnw -Pimage verify -DskipTests");
     Path layout = Files.createDirectory(work.resolve("layout"));
     runOk(List.of("tar", "-xf", TAR.toAbsolutePath().toString(), "-C", layout.toString()));
 

@@ -80,12 +80,17 @@ class ModelIT {
   @BeforeAll
   static void openfgaAndTheOperator() {
     Postgres.Database db = cluster.postgres().createDatabase("models");
+    // the server's URL is the operator's list of servers, known before it runs
+    int port = RealCluster.serverPort();
     cluster.startOperator(
         cluster.installOperator(
             cluster.namespace(),
-            "leaderElection: {enabled: false}\nstoresAndModels: {enabled: true}\n"),
+            "leaderElection: {enabled: false}\nstoresAndModels:\n  enabled: true\n"
+                + "  servers: [http://127.0.0.1:"
+                + port
+                + "]\n"),
         "operator-0");
-    url = cluster.serveOpenFga("openfga", db, Map.of());
+    url = cluster.serveOpenFga("openfga", db, Map.of(), port);
     fga = new FgaApi(FgaApi.defaultHttpClient(), URI.create(url), Optional::empty);
   }
 

@@ -192,6 +192,14 @@ public final class RealCluster implements BeforeAllCallback, AfterAllCallback {
    * replica (after the operator's migration, when one runs) and returns its HTTP URL.
    */
   String serveOpenFga(String name, Postgres.Database db, Map<String, String> env) {
+    return serveOpenFga(name, db, env, 0);
+  }
+
+  /**
+   * The same, its HTTP API on loopback port {@code httpPort} ({@link #serverPort}; 0: any), so that
+   * its URL, {@code http://127.0.0.1:<httpPort>}, is known before it runs.
+   */
+  String serveOpenFga(String name, Postgres.Database db, Map<String, String> env, int httpPort) {
     var fixture = UpstreamOpenFga.fixture(namespace, name, Binaries.NEW_OPENFGA, 1, null);
     env.forEach(fixture::envVar);
     var deployment = fixture.build();
@@ -200,6 +208,9 @@ public final class RealCluster implements BeforeAllCallback, AfterAllCallback {
       template.setAnnotations(new java.util.HashMap<>());
     }
     template.getAnnotations().put(TestKubelet.SERVE, "true");
+    if (httpPort != 0) {
+      template.getAnnotations().put(TestKubelet.HTTP_PORT, Integer.toString(httpPort));
+    }
     client().resource(UpstreamOpenFga.datastoreSecret(namespace, name, db.ownerUri())).create();
     client().resource(deployment).create();
     // the URL the wait found, not a second look at the kubelet's servers
@@ -215,6 +226,24 @@ public final class RealCluster implements BeforeAllCallback, AfterAllCallback {
                   : null;
             },
             java.util.Objects::nonNull);
+  }
+
+  /**
+   * A loopback port free now for an OpenFGA server to be started later ({@link #serveOpenFga}),
+   * below the range Linux picks ports from by default (32768 to 60999: for a bind to port 0 and for
+   * outgoing connections), so that nothing else takes it in between.
+   */
+  static int serverPort() {
+    for (int attempt = 0; attempt < 100; attempt++) {
+      int port = ThreadLocalRandom.current().nextInt(20000, 32768);
+      try (var socket =
+          new java.net.ServerSocket(port, 1, java.net.InetAddress.getLoopbackAddress())) {
+        return port;
+      } catch (IOException taken) {
+        // another one
+      }
+    }
+    throw new IllegalStateException("no free loopback port from 20000 to 32767");
   }
 
   /** The objects of a file rendered from the stock upstream {@code openfga} chart. */

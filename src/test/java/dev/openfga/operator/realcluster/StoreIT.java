@@ -3,7 +3,9 @@ package dev.openfga.operator.realcluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.sun.net.httpserver.HttpServer;
 import dev.openfga.operator.fga.Credentials;
+import dev.openfga.operator.fga.FGAModel;
 import dev.openfga.operator.fga.FGAStore;
 import dev.openfga.operator.fga.FgaApi;
 import io.fabric8.kubernetes.api.model.Condition;
@@ -13,11 +15,13 @@ import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.MixedOperation;
 import io.fabric8.kubernetes.client.dsl.Resource;
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -42,21 +46,44 @@ class StoreIT {
   private static OperatorInstall install;
   private static OperatorInstall.OperatorProcess operator;
 
+  /** A second watched namespace (a store belongs to one namespace). */
+  private static String teamB;
+
+  /**
+   * The HTTP port of each OpenFGA server the tests start: their URLs are the chart's
+   * storesAndModels.servers, given before they run.
+   */
+  private static final Map<String, Integer> PORTS = new java.util.LinkedHashMap<>();
+
   @BeforeAll
   static void openfgaAndTheOperator() {
     Postgres.Database db = cluster.postgres().createDatabase("stores");
+    for (String name : List.of("openfga", "openfga-gated", "openfga-psk", "openfga-oidc")) {
+      PORTS.put(name, RealCluster.serverPort());
+    }
+    teamB = cluster.newNamespace(cluster.namespace() + "-b", Map.of());
     install =
         cluster.installOperator(
             cluster.namespace(),
-            "leaderElection: {enabled: false}\nstoresAndModels: {enabled: true}\n");
+            "leaderElection: {enabled: false}\nwatchNamespaces: ["
+                + teamB
+                + "]\nstoresAndModels:\n  enabled: true\n  servers: ["
+                + String.join(
+                    ", ", PORTS.values().stream().map(p -> "http://127.0.0.1:" + p).toList())
+                + "]\n");
     operator = cluster.startOperator(install, "operator-0");
     url = serve("openfga", db, Map.of());
     fga = new FgaApi(FgaApi.defaultHttpClient(), URI.create(url), Optional::empty);
   }
 
-  /** An OpenFGA Deployment whose pods run the real server; waits until it is available. */
+  /**
+   * An OpenFGA Deployment whose pods run the real server, at the URL the operator was installed
+   * for; waits until it is available.
+   */
   private static String serve(String name, Postgres.Database db, Map<String, String> env) {
-    return cluster.serveOpenFga(name, db, env);
+    String served = cluster.serveOpenFga(name, db, env, PORTS.get(name));
+    assertThat(served).isEqualTo("http://127.0.0.1:" + PORTS.get(name));
+    return served;
   }
 
   private static MixedOperation<FGAStore, ?, Resource<FGAStore>> stores() {
@@ -76,9 +103,21 @@ class StoreIT {
       String serverUrl,
       String credentials,
       String deployment) {
+    return apply(
+        cluster.namespace(), name, storeName, policy, storeId, serverUrl, credentials, deployment);
+  }
+
+  private static FGAStore apply(
+      String namespace,
+      String name,
+      String storeName,
+      FGAStore.DeletionPolicy policy,
+      String storeId,
+      String serverUrl,
+      String credentials,
+      String deployment) {
     FGAStore store = new FGAStore();
-    store.setMetadata(
-        new ObjectMetaBuilder().withName(name).withNamespace(cluster.namespace()).build());
+    store.setMetadata(new ObjectMetaBuilder().withName(name).withNamespace(namespace).build());
     FGAStore.Spec spec = new FGAStore.Spec();
     spec.setName(storeName);
     spec.setDeletionPolicy(policy);
@@ -93,7 +132,7 @@ class StoreIT {
     }
     spec.setOpenfgaRef(ref);
     store.setSpec(spec);
-    return stores().inNamespace(cluster.namespace()).resource(store).create();
+    return stores().inNamespace(namespace).resource(store).create();
   }
 
   private static FGAStore get(String name) {
@@ -537,6 +576,135 @@ class StoreIT {
     FGAStore after = get("guarded");
     assertThat(after.getStatus().getStoreId()).isEqualTo(storeId);
     assertThat(after.getStatus().getCreatedByOperator()).isTrue();
+  }
+
+  @Test
+  @Order(13)
+  void aServerTheOperatorIsNotInstalledForIsSentNothing() throws Exception {
+    AtomicInteger asked = new AtomicInteger();
+    HttpServer other = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    other.createContext(
+        "/",
+        e -> {
+          asked.incrementAndGet();
+          e.sendResponseHeaders(500, -1);
+          e.close();
+        });
+    other.start();
+    try {
+      String otherUrl = "http://127.0.0.1:" + other.getAddress().getPort();
+      // the real server too, by a name the list does not give it: were anything sent, the store
+      // would be made there
+      String localhost = url.replace("127.0.0.1", "localhost");
+      apply("not-listed", "it-not-listed", null, null, otherUrl, null, null);
+      apply("renamed", "it-not-listed-2", null, null, localhost, null, null);
+
+      Condition refused = ready(awaitReason("not-listed", "ServerNotAllowed"));
+      // the reconcile that wrote this sent nothing there before, not even the look-up by name
+      assertThat(asked).hasValue(0);
+      assertThat(refused.getStatus()).isEqualTo("False");
+      assertThat(refused.getMessage())
+          .contains(otherUrl + " is not one of the OpenFGA servers")
+          .contains(url);
+      assertThat(events("not-listed", "ServerNotAllowed")).hasSize(1);
+      assertThat(ready(awaitReason("renamed", "ServerNotAllowed")).getMessage())
+          .contains(localhost);
+      assertThat(named("it-not-listed-2")).isZero();
+
+      for (String name : List.of("not-listed", "renamed")) {
+        stores().inNamespace(cluster.namespace()).withName(name).delete();
+      }
+      for (String name : List.of("not-listed", "renamed")) {
+        await().atMost(WAIT).until(() -> get(name) == null);
+      }
+      assertThat(asked).as("requests to the server not listed, deletions included").hasValue(0);
+    } finally {
+      other.stop(0);
+    }
+  }
+
+  @Test
+  @Order(14)
+  void twoNamespacesNamingOneStoreGetOneOwnerAndTheOtherWritesNothingIntoIt() throws Exception {
+    // applied at once, as one sync of a GitOps tool would
+    apply(cluster.namespace(), "claimed", "it-claimed", null, null, url, null, null);
+    apply(teamB, "claimed", "it-claimed", null, null, url, null, null);
+
+    Map<String, FGAStore> both =
+        await()
+            .atMost(WAIT)
+            .until(
+                () ->
+                    Map.of(
+                        cluster.namespace(),
+                        Optional.ofNullable(
+                            stores().inNamespace(cluster.namespace()).withName("claimed").get()),
+                        teamB,
+                        Optional.ofNullable(stores().inNamespace(teamB).withName("claimed").get())),
+                read ->
+                    read.values().stream()
+                        .allMatch(
+                            s ->
+                                s.map(StoreIT::ready)
+                                    .map(Condition::getReason)
+                                    .filter(
+                                        r ->
+                                            r.equals("StoreReady")
+                                                || r.equals("StoreClaimedElsewhere"))
+                                    .isPresent()))
+            .entrySet()
+            .stream()
+            .collect(
+                java.util.stream.Collectors.toMap(
+                    Map.Entry::getKey, e -> e.getValue().orElseThrow()));
+    List<String> owners =
+        both.entrySet().stream()
+            .filter(e -> "StoreReady".equals(ready(e.getValue()).getReason()))
+            .map(Map.Entry::getKey)
+            .toList();
+    assertThat(owners).hasSize(1);
+    String owner = owners.get(0);
+    String other = owner.equals(teamB) ? cluster.namespace() : teamB;
+    FGAStore refused = both.get(other);
+    assertThat(ready(refused).getMessage())
+        .contains("claimed by")
+        .contains("in another namespace")
+        .doesNotContain(owner);
+    assertThat(refused.getStatus().getStoreId()).isNull();
+    assertThat(named("it-claimed")).isEqualTo(1);
+    String id = both.get(owner).getStatus().getStoreId();
+
+    // the other namespace's model writes nothing into the owner's store
+    FGAModel model = new FGAModel();
+    model.setMetadata(new ObjectMetaBuilder().withName("claimed").withNamespace(other).build());
+    FGAModel.Spec spec = new FGAModel.Spec();
+    spec.setStoreRef(new FGAStore.NameRef("claimed"));
+    spec.setModel("model\n  schema 1.1\ntype user\n");
+    model.setSpec(spec);
+    cluster.client().resource(model).create();
+    FGAModel waiting =
+        await()
+            .atMost(WAIT)
+            .until(
+                () ->
+                    cluster
+                        .client()
+                        .resources(FGAModel.class)
+                        .inNamespace(other)
+                        .withName("claimed")
+                        .get(),
+                m ->
+                    m.getStatus() != null
+                        && m.getStatus().getConditions().stream()
+                            .anyMatch(
+                                c ->
+                                    "Ready".equals(c.getType())
+                                        && "StoreNotReady".equals(c.getReason())));
+    assertThat(waiting.getStatus().getConditions())
+        .filteredOn(c -> "Ready".equals(c.getType()))
+        .singleElement()
+        .satisfies(c -> assertThat(c.getMessage()).contains("StoreClaimedElsewhere"));
+    assertThat(fga.listModels(id)).isEmpty();
   }
 
   private static void secret(String name) {

@@ -132,6 +132,12 @@ final class TestKubelet implements AutoCloseable {
    */
   static final String SERVE = "openfga-operator-test/serve";
 
+  /**
+   * Pod annotation beside {@link #SERVE}: the loopback port its HTTP API listens on (else one free
+   * at its start), so that its URL is known before it runs (the operator's list of servers).
+   */
+  static final String HTTP_PORT = "openfga-operator-test/http-port";
+
   /** namespace/pod → the HTTP URL of its serving {@code openfga run}. */
   private final Map<String, String> servers = new ConcurrentHashMap<>();
 
@@ -536,7 +542,12 @@ final class TestKubelet implements AutoCloseable {
       String httpAddress = null;
       if (server) {
         // one network for every pod here: each server gets loopback ports of its own
-        httpAddress = "127.0.0.1:" + ControlPlane.freePort();
+        String port =
+            pod.getMetadata().getAnnotations() == null
+                ? null
+                : pod.getMetadata().getAnnotations().get(HTTP_PORT);
+        httpAddress =
+            "127.0.0.1:" + (port != null ? Integer.parseInt(port) : ControlPlane.freePort());
         env.put("OPENFGA_HTTP_ADDR", httpAddress);
         env.put("OPENFGA_GRPC_ADDR", "127.0.0.1:" + ControlPlane.freePort());
         env.put("OPENFGA_PLAYGROUND_ENABLED", "false");

@@ -39,7 +39,10 @@ class WatchedNamespaceDeletionIT {
     String team = cluster.newNamespace(cluster.namespace() + "-team", Map.of());
     cluster.startOperator(
         cluster.installOperator(
-            team, "leaderElection: {enabled: false}\nstoresAndModels: {enabled: true}\n"),
+            team,
+            "leaderElection: {enabled: false}\nstoresAndModels: {enabled: true, servers: ["
+                + url
+                + "]}\n"),
         "operator-team");
     // credentials the store is reached with (this OpenFGA asks for none, and ignores them): the
     // Secret goes with the namespace, and the operator's right to read it with it

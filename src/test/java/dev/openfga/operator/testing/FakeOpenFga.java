@@ -24,19 +24,32 @@ public final class FakeOpenFga implements AutoCloseable {
     server.start();
   }
 
-  /** Serves {@code /stores...} with {@code handler}, and starts the operator on {@code cluster}. */
-  public FakeOpenFga(MockCluster cluster, HttpHandler handler) throws IOException {
-    this(cluster, handler, null);
+  /**
+   * Serves {@code /stores...} with {@code handler}, and starts the operator on {@code cluster} with
+   * this server ({@link #url}) and {@code moreServers} as the servers FGAStores may name.
+   */
+  public FakeOpenFga(MockCluster cluster, HttpHandler handler, String... moreServers)
+      throws IOException {
+    this(cluster, handler, null, moreServers);
   }
 
   /** The same, with the operator's metrics in {@code registry} ({@code null}: none). */
-  public FakeOpenFga(MockCluster cluster, HttpHandler handler, MeterRegistry registry)
+  public FakeOpenFga(
+      MockCluster cluster, HttpHandler handler, MeterRegistry registry, String... moreServers)
       throws IOException {
     this(handler);
+    String[] servers = new String[moreServers.length + 1];
+    servers[0] = url();
+    System.arraycopy(moreServers, 0, servers, 1, moreServers.length);
     cluster.startOperator(
-        MockCluster.withStoresAndModels(MockCluster.config(Duration.ofSeconds(2), 1)),
+        MockCluster.withStoresAndModels(MockCluster.config(Duration.ofSeconds(2), 1), servers),
         "operator-a",
         registry);
+  }
+
+  /** The API's base URL, {@code http://127.0.0.1:<port>}. */
+  public String url() {
+    return "http://127.0.0.1:" + port();
   }
 
   /** The port the API listens on. */

@@ -85,8 +85,25 @@ public final class InMemoryOpenFga implements HttpHandler {
    */
   public volatile CountDownLatch lookups;
 
+  /**
+   * When set, every request is answered 502 with this body (not JSON), as a proxy in front of a
+   * server that is down answers with its own page.
+   */
+  public volatile String foreignPage;
+
   @Override
   public void handle(HttpExchange exchange) throws IOException {
+    String page = foreignPage;
+    if (page != null) {
+      exchange.getRequestBody().readAllBytes();
+      byte[] out = page.getBytes(StandardCharsets.UTF_8);
+      exchange.getResponseHeaders().add("Content-Type", "text/html");
+      exchange.sendResponseHeaders(502, out.length);
+      try (OutputStream o = exchange.getResponseBody()) {
+        o.write(out);
+      }
+      return;
+    }
     String[] path = exchange.getRequestURI().getPath().replaceAll("^/+", "").split("/");
     String method = exchange.getRequestMethod();
     int status = 200;

@@ -336,8 +336,11 @@ public final class MockCluster implements AutoCloseable {
         cooldown);
   }
 
-  /** The same configuration with the FGAStore and FGAModel controllers on. */
-  public static OperatorConfig withStoresAndModels(OperatorConfig base) {
+  /**
+   * The same configuration with the FGAStore and FGAModel controllers on, for the OpenFGA servers
+   * {@code servers} (base URLs).
+   */
+  public static OperatorConfig withStoresAndModels(OperatorConfig base, String... servers) {
     return new OperatorConfig(
         base.watchNamespaces(),
         base.leaderElect(),
@@ -352,7 +355,8 @@ public final class MockCluster implements AutoCloseable {
         base.dryRun(),
         true,
         base.leaseName(),
-        base.modelTestMaxChecks());
+        base.modelTestMaxChecks(),
+        List.of(servers));
   }
 
   public MigrationOperator startOperator(OperatorConfig config, String identity) {
