@@ -107,7 +107,11 @@ class FlagsTest {
   @Test
   void theModelTestBudgetIsReadAndBounded() throws Exception {
     assertThat(
-            Flags.parse(podIn("o"), "--stores-and-models", "--model-test-max-checks=100000")
+            Flags.parse(
+                    podIn("o"),
+                    "--stores-and-models",
+                    "--openfga-servers=http://openfga:8080",
+                    "--model-test-max-checks=100000")
                 .operator()
                 .modelTestMaxChecks())
         .isEqualTo(100_000);
