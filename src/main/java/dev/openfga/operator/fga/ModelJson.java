@@ -29,20 +29,25 @@ import java.util.TreeMap;
  *
  * <p>Normalising: the model's {@code id} and the provenance fields ({@code source_info}, {@code
  * module}, {@code file}) are dropped, and every null and empty string; an empty {@code conditions},
- * {@code metadata}, {@code relations} or {@code directly_related_user_types} is as none (an empty
- * {@code this} or {@code wildcard} is kept: it means something); object keys are sorted; the type
- * definitions are sorted by type and each relation's directly related user types by their JSON. The
- * order of a rewrite's children ({@code union}, {@code intersection}) is kept: it is what the
- * author wrote.
+ * {@code metadata}, {@code relations}, {@code directly_related_user_types} or {@code generic_types}
+ * (of a condition's parameter type) is as none (an empty {@code this} or {@code wildcard} is kept:
+ * it means something); object keys are sorted; the type definitions are sorted by type and each
+ * relation's directly related user types by their JSON. The order of a rewrite's children ({@code
+ * union}, {@code intersection}) is kept: it is what the author wrote.
  */
 public final class ModelJson {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
   private static final String ROOT = "$root";
 
-  /** Keys whose empty value means the same as no value; elsewhere {@code {}} has a meaning. */
+  /**
+   * Keys whose empty value means the same as no value; elsewhere {@code {}} has a meaning. OpenFGA
+   * answers with each of them present, e.g. {@code "generic_types": []} on every parameter type of
+   * a condition, which a model JSON written by hand leaves out.
+   */
   private static final java.util.Set<String> EMPTY_IS_ABSENT =
-      java.util.Set.of("conditions", "metadata", "relations", "directly_related_user_types");
+      java.util.Set.of(
+          "conditions", "metadata", "relations", "directly_related_user_types", "generic_types");
 
   /** Fields that say where a model came from, not what it says. */
   private static final java.util.Set<String> PROVENANCE =
