@@ -143,6 +143,57 @@ class ModelJsonTest {
   }
 
   @Test
+  void aDslErrorSaysItsLineAndColumnAsAnEditorCountsThemInTheUsersText() {
+    // line 6 (counted from 1, the text's first line), column 26: the space after "[user]"
+    String syntax =
+        """
+        model
+          schema 1.1
+        type user
+        type document
+          relations
+            define viewer: [user] orr owner
+            define owner: [user]
+        """;
+    assertThatThrownBy(() -> ModelJson.fromDsl(syntax, "spec.model"))
+        .isInstanceOf(ModelJson.InvalidModel.class)
+        .hasMessageStartingWith("spec.model does not parse: line 6, column 26: ")
+        .hasMessageNotContaining("line=");
+    // a comment and a blank line before the model count too: line 8, column 20 is "team"
+    String undefined =
+        """
+        # documents
+
+        model
+          schema 1.1
+        type user
+        type document
+          relations
+            define owner: [team]
+        """;
+    assertThatThrownBy(() -> ModelJson.fromDsl(undefined, "ConfigMap auth/models key model.fga"))
+        .isInstanceOf(ModelJson.InvalidModel.class)
+        .hasMessage(
+            "ConfigMap auth/models key model.fga is not valid: line 8, column 20: `team`"
+                + " is not a valid type.");
+    // the first character of the text is line 1, column 1
+    assertThatThrownBy(() -> ModelJson.fromDsl("modl\n  schema 1.1\ntype user\n", "spec.model"))
+        .hasMessageStartingWith("spec.model does not parse: line 1, column 1: ");
+  }
+
+  @Test
+  void aJsonModelsErrorNamesNoLineOfTheDslItWasTurnedInto() {
+    String undefined =
+        CONDITIONAL_JSON.replace(
+            "{\"type\":\"user\",\"condition\"", "{\"type\":\"team\",\"condition\"");
+    assertThatThrownBy(() -> ModelJson.fromJson(undefined, "spec.modelJson"))
+        .isInstanceOf(ModelJson.InvalidModel.class)
+        .hasMessageStartingWith("spec.modelJson is not valid: ")
+        .hasMessageContaining("`team`")
+        .hasMessageNotContaining("line");
+  }
+
+  @Test
   void anUnparsableModelSaysWhy() {
     assertThatThrownBy(
             () ->
