@@ -539,6 +539,28 @@ class ModelIT {
     assertThat(model("m".repeat(63), "none-such", V1, null, null)).isNotNull();
   }
 
+  @Test
+  void referencesToNamesNoObjectCanHaveAreRefusedByTheCrd() {
+    FGAModel model = new FGAModel();
+    model.setMetadata(
+        new ObjectMetaBuilder().withName("bad-refs").withNamespace(cluster.namespace()).build());
+    FGAModel.Spec spec = new FGAModel.Spec();
+    spec.setStoreRef(new FGAStore.NameRef("Payments"));
+    FGAModel.ModelFrom from = new FGAModel.ModelFrom();
+    from.setConfigMapKeyRef(new FGAModel.KeyRef("models_v1", "models/payments.fga"));
+    spec.setModelFrom(from);
+    model.setSpec(spec);
+    assertThatThrownBy(() -> models().inNamespace(cluster.namespace()).resource(model).create())
+        .isInstanceOf(KubernetesClientException.class)
+        .hasMessageContaining("spec.storeRef.name in body should match")
+        .hasMessageContaining("spec.modelFrom.configMapKeyRef.name in body should match")
+        .hasMessageContaining("spec.modelFrom.configMapKeyRef.key in body should match");
+    // what a Kubernetes object may be named is accepted
+    spec.setStoreRef(new FGAStore.NameRef("payments.v1-2"));
+    from.setConfigMapKeyRef(new FGAModel.KeyRef("models.v1", "Payments_v1.fga"));
+    assertThat(models().inNamespace(cluster.namespace()).resource(model).create()).isNotNull();
+  }
+
   private static String podAnnotation() {
     Map<String, String> a =
         cluster
