@@ -15,9 +15,16 @@ import java.util.Optional;
 
 /**
  * {@code openfgaRef.deploymentRef}: nothing touches the store until the OpenFGA Deployment's
- * migration to the version it runs is recorded (its status ConfigMap) and it has an available
- * replica. No peer waits for this; a store created before the schema exists fails, or is created on
- * a server about to be replaced.
+ * database has been migrated once (a version recorded in its status ConfigMap) and the Deployment
+ * has an available replica. No peer waits for this; a store created before the schema exists fails.
+ *
+ * <p>Only the first migration holds the store. A later one (an upgrade: the record holds an older
+ * version than the image) does not: the replicas that are available still serve, on a schema they
+ * accept (OpenFGA's migrations keep the previous version's servers working, which is how a rolling
+ * upgrade works at all), so the store stays {@code Ready} and its FGAModels usable, instead of
+ * every routine upgrade turning them {@code Ready=False} for the length of the migration. An
+ * upgrade with no replica left meanwhile (strategy {@code Recreate}, a scale to 0) still waits, for
+ * the replica.
  */
 final class MigrationGate {
   private final KubernetesClient client;
@@ -57,7 +64,8 @@ final class MigrationGate {
    * The decision, from the Deployment and the version its record holds. A Deployment the operator
    * does not migrate (no discovery labels, not opted in) never gets a record: said so, not waited
    * for in silence; one whose datastore needs no migration (memory, sqlite) only needs an available
-   * replica.
+   * replica; one whose database was migrated before (any version recorded) needs an available
+   * replica too, whatever version its image asks for now (the class comment says why).
    */
   static Optional<String> waiting(Deployment deployment, Optional<String> recorded) {
     String ref =
@@ -89,20 +97,23 @@ final class MigrationGate {
       return Optional.of(ref + ": no OpenFGA version can be read from its container image");
     }
     boolean migrates = !MigrationJob.needsNoJob(container.get());
-    if (migrates && !ImageVersion.migratedFor(desired.get(), recorded)) {
+    Optional<String> ever = recorded.filter(r -> !r.isBlank());
+    if (migrates && ever.isEmpty()) {
       return Optional.of(
-          "waiting for the migration of "
+          "waiting for the first migration of "
               + ref
               + " to "
               + desired.get()
-              + " (recorded: "
-              + recorded.orElse("none")
-              + ")");
+              + " (recorded: none)");
     }
     Integer available =
         deployment.getStatus() == null ? null : deployment.getStatus().getAvailableReplicas();
     if (available == null || available < 1) {
-      return Optional.of("waiting for " + ref + " to have an available replica");
+      String migrating =
+          migrates && !ImageVersion.migratedFor(desired.get(), ever)
+              ? " (its migration to " + desired.get() + " is not recorded yet: " + ever.get() + ")"
+              : "";
+      return Optional.of("waiting for " + ref + " to have an available replica" + migrating);
     }
     return Optional.empty();
   }

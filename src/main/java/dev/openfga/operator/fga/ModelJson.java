@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.openfga.language.DslToJsonTransformer;
 import dev.openfga.language.JsonToDslTransformer;
 import dev.openfga.language.errors.DslErrorsException;
+import dev.openfga.language.errors.ParsingError;
 import dev.openfga.language.validation.ModelValidator;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -29,20 +30,25 @@ import java.util.TreeMap;
  *
  * <p>Normalising: the model's {@code id} and the provenance fields ({@code source_info}, {@code
  * module}, {@code file}) are dropped, and every null and empty string; an empty {@code conditions},
- * {@code metadata}, {@code relations} or {@code directly_related_user_types} is as none (an empty
- * {@code this} or {@code wildcard} is kept: it means something); object keys are sorted; the type
- * definitions are sorted by type and each relation's directly related user types by their JSON. The
- * order of a rewrite's children ({@code union}, {@code intersection}) is kept: it is what the
- * author wrote.
+ * {@code metadata}, {@code relations}, {@code directly_related_user_types} or {@code generic_types}
+ * (of a condition's parameter type) is as none (an empty {@code this} or {@code wildcard} is kept:
+ * it means something); object keys are sorted; the type definitions are sorted by type and each
+ * relation's directly related user types by their JSON. The order of a rewrite's children ({@code
+ * union}, {@code intersection}) is kept: it is what the author wrote.
  */
 public final class ModelJson {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
   private static final String ROOT = "$root";
 
-  /** Keys whose empty value means the same as no value; elsewhere {@code {}} has a meaning. */
+  /**
+   * Keys whose empty value means the same as no value; elsewhere {@code {}} has a meaning. OpenFGA
+   * answers with each of them present, e.g. {@code "generic_types": []} on every parameter type of
+   * a condition, which a model JSON written by hand leaves out.
+   */
   private static final java.util.Set<String> EMPTY_IS_ABSENT =
-      java.util.Set.of("conditions", "metadata", "relations", "directly_related_user_types");
+      java.util.Set.of(
+          "conditions", "metadata", "relations", "directly_related_user_types", "generic_types");
 
   /** Fields that say where a model came from, not what it says. */
   private static final java.util.Set<String> PROVENANCE =
@@ -62,62 +68,99 @@ public final class ModelJson {
 
   /** From the DSL, through OpenFGA's own transformer and validator. */
   public static Normalised fromDsl(String dsl) throws InvalidModel {
+    return fromDsl(dsl, "the model DSL");
+  }
+
+  /**
+   * From the DSL, through OpenFGA's own transformer and validator; {@code source} names the text in
+   * a message ({@code spec.model}, a ConfigMap key), and a message's line and column are counted as
+   * an editor shows them, from 1 at the start of that text.
+   */
+  public static Normalised fromDsl(String dsl, String source) throws InvalidModel {
     String json;
     try {
       json = new DslToJsonTransformer().transform(dsl);
     } catch (DslErrorsException e) {
-      throw new InvalidModel("the model DSL does not parse: " + errors(e));
+      throw new InvalidModel(source + " does not parse: " + errors(e, true));
     } catch (IOException e) {
-      throw new InvalidModel("the model DSL cannot be read: " + e.getMessage());
+      throw new InvalidModel(source + " cannot be read: " + e.getMessage());
     }
-    validate(dsl);
+    validate(dsl, source, true);
     try {
       return of(JSON.readTree(json));
     } catch (IOException e) {
-      throw new InvalidModel("the model DSL cannot be read: " + e.getMessage());
+      throw new InvalidModel(source + " cannot be read: " + e.getMessage());
     }
   }
 
-  /** OpenFGA's semantic checks (undefined types and relations, cycles, ...) on the DSL. */
-  private static void validate(String dsl) throws InvalidModel {
+  /**
+   * OpenFGA's semantic checks (undefined types and relations, cycles, ...) on the DSL; {@code
+   * located}: say where in it (not for a DSL made from the user's JSON, which they never saw).
+   */
+  private static void validate(String dsl, String source, boolean located) throws InvalidModel {
     try {
       ModelValidator.validateDsl(dsl);
     } catch (DslErrorsException e) {
-      throw new InvalidModel("the model is not valid: " + errors(e));
+      throw new InvalidModel(source + " is not valid: " + errors(e, located));
     } catch (IOException | RuntimeException e) {
-      throw new InvalidModel("the model cannot be validated: " + e.getMessage());
+      throw new InvalidModel(source + " cannot be validated: " + e.getMessage());
     }
   }
 
-  private static String errors(DslErrorsException e) {
+  /**
+   * The parser's and validator's errors, joined. They count lines and columns from 0 ({@code
+   * line=5, column=19} is the sixth line's twentieth character): said here from 1, as an editor and
+   * {@code fga model validate} show them.
+   */
+  private static String errors(DslErrorsException e, boolean located) {
     String all =
         e.getErrors().stream()
-            .map(Object::toString)
+            .map(error -> error(error, located))
             .map(String::strip)
             .collect(java.util.stream.Collectors.joining("; "));
     return all.isEmpty() ? String.valueOf(e.getMessage()) : all;
   }
 
+  private static String error(Object error, boolean located) {
+    if (!(error instanceof ParsingError p) || p.getMessage() == null) {
+      return String.valueOf(error);
+    }
+    if (!located || p.getLine() == null || p.getColumn() == null) {
+      return p.getMessage();
+    }
+    return "line "
+        + (p.getLine().getStart() + 1)
+        + ", column "
+        + (p.getColumn().getStart() + 1)
+        + ": "
+        + p.getMessage();
+  }
+
   /** From JSON (as {@code fga model write --file model.json} takes it). */
   public static Normalised fromJson(String json) throws InvalidModel {
+    return fromJson(json, "the model JSON");
+  }
+
+  /** From JSON; {@code source} names the text in a message ({@code spec.modelJson}, a key). */
+  public static Normalised fromJson(String json, String source) throws InvalidModel {
     JsonNode node;
     try {
       node = JSON.readTree(json);
     } catch (IOException e) {
-      throw new InvalidModel("the model JSON does not parse: " + e.getMessage());
+      throw new InvalidModel(source + " does not parse: " + e.getMessage());
     }
     if (node == null
         || !node.path("schema_version").isTextual()
         || !node.path("type_definitions").isArray()) {
       throw new InvalidModel(
-          "the model JSON needs schema_version (a string) and type_definitions (an array)");
+          source + " needs schema_version (a string) and type_definitions (an array)");
     }
     try {
-      validate(new JsonToDslTransformer().transform(json));
+      validate(new JsonToDslTransformer().transform(json), source, false);
     } catch (IOException e) {
-      throw new InvalidModel("the model JSON is not an authorization model: " + e.getMessage());
+      throw new InvalidModel(source + " is not an authorization model: " + e.getMessage());
     } catch (RuntimeException e) {
-      throw new InvalidModel("the model JSON is not an authorization model: " + e);
+      throw new InvalidModel(source + " is not an authorization model: " + e);
     }
     return of(node);
   }

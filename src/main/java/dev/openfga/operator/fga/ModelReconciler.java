@@ -480,10 +480,10 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
           "exactly one of spec.model, spec.modelJson, spec.modelFrom must be set");
     }
     if (spec.getModel() != null) {
-      return ModelJson.fromDsl(spec.getModel());
+      return ModelJson.fromDsl(spec.getModel(), "spec.model");
     }
     if (spec.getModelJson() != null) {
-      return ModelJson.fromJson(spec.getModelJson());
+      return ModelJson.fromJson(spec.getModelJson(), "spec.modelJson");
     }
     FGAModel.KeyRef ref = spec.getModelFrom().getConfigMapKeyRef();
     if (ref == null || ref.getName() == null || ref.getKey() == null) {
@@ -500,7 +500,10 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
               + ref.getName()
               + (source == null ? " does not exist" : " has no key " + ref.getKey()));
     }
-    return ref.getKey().endsWith(".json") ? ModelJson.fromJson(text) : ModelJson.fromDsl(text);
+    String where = "ConfigMap " + ns + "/" + ref.getName() + " key " + ref.getKey();
+    return ref.getKey().endsWith(".json")
+        ? ModelJson.fromJson(text, where)
+        : ModelJson.fromDsl(text, where);
   }
 
   /** Why the store cannot be used yet, or empty. */

@@ -9,7 +9,10 @@ import io.fabric8.kubernetes.api.model.apps.DeploymentStatusBuilder;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
-/** openfgaRef.deploymentRef: a store waits for the recorded migration and an available replica. */
+/**
+ * openfgaRef.deploymentRef: a store waits until its database was migrated once and for an available
+ * replica; a later migration (an upgrade) does not hold it while a replica serves.
+ */
 class MigrationGateTest {
   private static Deployment openfga(String version, Integer available) {
     Deployment d = Fixtures.openfga().name("openfga").namespace("auth").version(version).build();
@@ -18,17 +21,40 @@ class MigrationGateTest {
   }
 
   @Test
-  void waitsUntilTheRunningVersionsMigrationIsRecorded() {
+  void waitsUntilTheDatabaseWasMigratedOnce() {
     assertThat(MigrationGate.waiting(openfga("v1.9.0", 1), Optional.empty()))
         .get()
         .asString()
+        .contains("first migration")
         .contains("Deployment auth/openfga")
         .contains("v1.9.0")
         .contains("recorded: none");
-    assertThat(MigrationGate.waiting(openfga("v1.9.0", 1), Optional.of("v1.8.0")))
+    // an empty record is none
+    assertThat(MigrationGate.waiting(openfga("v1.9.0", 1), Optional.of("")))
         .get()
         .asString()
-        .contains("recorded: v1.8.0");
+        .contains("recorded: none");
+  }
+
+  @Test
+  void aLaterMigrationDoesNotHoldTheStoreWhileAReplicaServes() {
+    // an upgrade: the old replicas serve on the schema they accept until the new ones are ready
+    assertThat(MigrationGate.waiting(openfga("v1.9.0", 1), Optional.of("v1.8.0"))).isEmpty();
+    assertThat(MigrationGate.waiting(openfga("v1.11.0", 3), Optional.of("v1.10.0"))).isEmpty();
+    // versions that cannot be ordered too: the database was migrated before
+    assertThat(MigrationGate.waiting(openfga("latest", 1), Optional.of("v1.10.0"))).isEmpty();
+  }
+
+  @Test
+  void aLaterMigrationWithNoReplicaLeftWaitsForOneAndSaysWhy() {
+    // strategy Recreate, or a scale to 0: nothing serves until the new version is up
+    assertThat(MigrationGate.waiting(openfga("v1.9.0", 0), Optional.of("v1.8.0")))
+        .get()
+        .asString()
+        .contains("Deployment auth/openfga")
+        .contains("available replica")
+        .contains("migration to v1.9.0 is not recorded yet: v1.8.0");
+    assertThat(MigrationGate.waiting(openfga("v1.9.0", null), Optional.of("v1.8.0"))).isPresent();
   }
 
   @Test
@@ -49,9 +75,11 @@ class MigrationGateTest {
   void aRollbackToAnOlderVersionIsServedByTheNewerMigration() {
     // the operator runs nothing for a rollback and the record keeps v1.10.0 (SPEC section 9)
     assertThat(MigrationGate.waiting(openfga("v1.9.0", 1), Optional.of("v1.10.0"))).isEmpty();
-    // not for a version that cannot be ordered, nor for a newer one
-    assertThat(MigrationGate.waiting(openfga("latest", 1), Optional.of("v1.10.0"))).isPresent();
-    assertThat(MigrationGate.waiting(openfga("v1.11.0", 1), Optional.of("v1.10.0"))).isPresent();
+    assertThat(MigrationGate.waiting(openfga("v1.9.0", 0), Optional.of("v1.10.0")))
+        .get()
+        .asString()
+        .contains("available replica")
+        .doesNotContain("not recorded");
   }
 
   @Test

@@ -318,6 +318,58 @@ class ModelIT {
     assertThat(events("app", "ModelAdopted")).isNotEmpty();
   }
 
+  /** A model with a condition as JSON written by hand: no generic_types where a type has none. */
+  private static final String CONDITIONAL_JSON =
+      """
+      {"schema_version":"1.1",
+       "type_definitions":[
+        {"type":"user"},
+        {"type":"document","relations":{"viewer":{"this":{}}},
+         "metadata":{"relations":{"viewer":{"directly_related_user_types":[
+           {"type":"user","condition":"in_hours"}]}}}}],
+       "conditions":{"in_hours":{"name":"in_hours","expression":"hour < 17 && tags.size() > 0",
+         "parameters":{"hour":{"type_name":"TYPE_NAME_INT"},
+           "tags":{"type_name":"TYPE_NAME_LIST","generic_types":[{"type_name":"TYPE_NAME_STRING"}]}}}}}
+      """;
+
+  /** Creates the FGAModel {@code name} with {@code spec.modelJson}; waits until it is ready. */
+  private static FGAModel readyModelJson(String name, String store, String json) {
+    FGAModel model = new FGAModel();
+    model.setMetadata(
+        new ObjectMetaBuilder().withName(name).withNamespace(cluster.namespace()).build());
+    FGAModel.Spec spec = new FGAModel.Spec();
+    spec.setStoreRef(new FGAStore.NameRef(store));
+    spec.setModelJson(json);
+    model.setSpec(spec);
+    models().inNamespace(cluster.namespace()).resource(model).create();
+    return await()
+        .atMost(WAIT)
+        .until(
+            () -> get(name),
+            m -> {
+              Condition ready = condition(m, "Ready");
+              return ready != null && "ModelReady".equals(ready.getReason());
+            });
+  }
+
+  @Test
+  void aModelJsonWithAConditionIsNotWrittenAgainAfterALostStatus() throws Exception {
+    String storeId = store("conditions");
+    String first =
+        readyModelJson("conditional", "conditions", CONDITIONAL_JSON).getStatus().getModelId();
+    List<FgaApi.Model> written = fga.listModels(storeId);
+    assertThat(written).extracting(FgaApi.Model::id).containsExactly(first);
+    // the server answers with "generic_types": [] on every parameter type, which the JSON lacks
+    assertThat(written.get(0).json().toString()).contains("\"generic_types\":[]");
+
+    // the status lost (the resource deleted and applied again): the model is adopted, not written
+    models().inNamespace(cluster.namespace()).withName("conditional").delete();
+    await().atMost(WAIT).until(() -> get("conditional") == null);
+    FGAModel again = readyModelJson("conditional", "conditions", CONDITIONAL_JSON);
+    assertThat(again.getStatus().getModelId()).isEqualTo(first);
+    assertThat(fga.listModels(storeId)).extracting(FgaApi.Model::id).containsExactly(first);
+  }
+
   @Test
   void aModelWrittenOutOfBandIsReportedAndNotFought() throws Exception {
     String storeId = store("oob");
@@ -490,6 +542,28 @@ class ModelIT {
         .isInstanceOf(KubernetesClientException.class)
         .hasMessageContaining("an FGAModel's name is at most 63 characters");
     assertThat(model("m".repeat(63), "none-such", V1, null, null)).isNotNull();
+  }
+
+  @Test
+  void referencesToNamesNoObjectCanHaveAreRefusedByTheCrd() {
+    FGAModel model = new FGAModel();
+    model.setMetadata(
+        new ObjectMetaBuilder().withName("bad-refs").withNamespace(cluster.namespace()).build());
+    FGAModel.Spec spec = new FGAModel.Spec();
+    spec.setStoreRef(new FGAStore.NameRef("Payments"));
+    FGAModel.ModelFrom from = new FGAModel.ModelFrom();
+    from.setConfigMapKeyRef(new FGAModel.KeyRef("models_v1", "models/payments.fga"));
+    spec.setModelFrom(from);
+    model.setSpec(spec);
+    assertThatThrownBy(() -> models().inNamespace(cluster.namespace()).resource(model).create())
+        .isInstanceOf(KubernetesClientException.class)
+        .hasMessageContaining("spec.storeRef.name in body should match")
+        .hasMessageContaining("spec.modelFrom.configMapKeyRef.name in body should match")
+        .hasMessageContaining("spec.modelFrom.configMapKeyRef.key in body should match");
+    // what a Kubernetes object may be named is accepted
+    spec.setStoreRef(new FGAStore.NameRef("payments.v1-2"));
+    from.setConfigMapKeyRef(new FGAModel.KeyRef("models.v1", "Payments_v1.fga"));
+    assertThat(models().inNamespace(cluster.namespace()).resource(model).create()).isNotNull();
   }
 
   private static String podAnnotation() {

@@ -1,6 +1,7 @@
 package dev.openfga.operator.realcluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import com.sun.net.httpserver.HttpServer;
@@ -446,6 +447,17 @@ class StoreIT {
     Throwable changed =
         editRetrying("immutable", s -> s.getSpec().setStoreId("01HVMMBCMGZNT3SED4Z17ECXCA"));
     assertThat(changed).hasMessageContaining("spec.storeId can be added, never changed or removed");
+  }
+
+  @Test
+  @Order(9)
+  void theApiServerRefusesReferencesToNamesNoObjectCanHave() {
+    assertThatThrownBy(
+            () -> apply("bad-refs", "it-bad-refs", null, null, url, "API_Key", "OpenFGA"))
+        .isInstanceOf(io.fabric8.kubernetes.client.KubernetesClientException.class)
+        .hasMessageContaining("spec.openfgaRef.credentialsRef.name in body should match")
+        .hasMessageContaining("spec.openfgaRef.deploymentRef.name in body should match");
+    assertThat(get("bad-refs")).isNull();
   }
 
   /**
