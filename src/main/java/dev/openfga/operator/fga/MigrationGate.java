@@ -5,6 +5,8 @@ import dev.openfga.operator.model.ImageVersion;
 import dev.openfga.operator.model.Keys;
 import dev.openfga.operator.model.MigrationJob;
 import dev.openfga.operator.model.Names;
+import dev.openfga.operator.model.Ownership;
+import dev.openfga.operator.model.StatusRecord;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
@@ -55,9 +57,22 @@ final class MigrationGate {
     Deployment deployment = found.get(0);
     ConfigMap record =
         client.configMaps().inNamespace(namespace).withName(Names.statusConfigMap(name)).get();
-    String recorded =
-        record == null || record.getData() == null ? null : record.getData().get(Keys.DATA_VERSION);
-    return waiting(deployment, Optional.ofNullable(recorded));
+    return waiting(deployment, recorded(record, deployment));
+  }
+
+  /**
+   * The version the operator recorded for the Deployment: read as the migration planner reads its
+   * record (StatusRecord), so that a ConfigMap of that name which the operator did not write (no
+   * managed-by label, or no controller reference to this Deployment) records nothing. Anyone who
+   * may create ConfigMaps in the namespace could otherwise open the gate with a made-up version.
+   */
+  static Optional<String> recorded(ConfigMap record, Deployment deployment) {
+    if (record == null || !Ownership.isControlledBy(record, deployment)) {
+      return Optional.empty();
+    }
+    return StatusRecord.read(record, deployment) instanceof StatusRecord.Reading.Recorded r
+        ? r.version()
+        : Optional.empty();
   }
 
   /**

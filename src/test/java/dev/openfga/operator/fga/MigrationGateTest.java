@@ -21,6 +21,22 @@ class MigrationGateTest {
   }
 
   @Test
+  void onlyARecordTheOperatorWroteForThisDeploymentCounts() {
+    Deployment d = openfga("v1.9.0", 1);
+    d.getMetadata().setUid("deployment-uid");
+    assertThat(MigrationGate.recorded(Fixtures.statusConfigMap(d, "v1.9.0").build(), d))
+        .contains("v1.9.0");
+    // a ConfigMap of the record's name that anyone who may create ConfigMaps could make
+    var foreign = Fixtures.statusConfigMap(d, "v1.9.0").build();
+    foreign.getMetadata().setLabels(null);
+    assertThat(MigrationGate.recorded(foreign, d)).isEmpty();
+    var otherOwner = Fixtures.statusConfigMap(d, "v1.9.0").build();
+    otherOwner.getMetadata().setOwnerReferences(java.util.List.of());
+    assertThat(MigrationGate.recorded(otherOwner, d)).isEmpty();
+    assertThat(MigrationGate.recorded(null, d)).isEmpty();
+  }
+
+  @Test
   void waitsUntilTheDatabaseWasMigratedOnce() {
     assertThat(MigrationGate.waiting(openfga("v1.9.0", 1), Optional.empty()))
         .get()
