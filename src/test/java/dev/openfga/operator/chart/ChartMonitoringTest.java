@@ -90,7 +90,7 @@ class ChartMonitoringTest {
             .values(
                 """
                 metrics: {enabled: true}
-                storesAndModels: {enabled: true}
+                storesAndModels: {enabled: true, servers: ["http://openfga:8080"]}
                 prometheusRule:
                   enabled: true
                   job: openfga-operator-pods

@@ -34,11 +34,18 @@ class LogSecrecyIT {
   @Test
   void atTraceTheOperatorsOutputHoldsNoCredentialItHandled() throws Exception {
     String ns = cluster.namespace();
+    // the servers' ports are chosen first: their URLs are the chart's storesAndModels.servers
+    int pskPort = RealCluster.serverPort();
+    int oidcPort = RealCluster.serverPort();
     OperatorInstall install =
         cluster.installOperator(
             ns,
             "leaderElection: {enabled: false}\n"
-                + "storesAndModels: {enabled: true}\n"
+                + "storesAndModels: {enabled: true, servers: [http://127.0.0.1:"
+                + pskPort
+                + ", http://127.0.0.1:"
+                + oidcPort
+                + "]}\n"
                 + "logLevel: trace\n");
     OperatorInstall.OperatorProcess operator =
         cluster.startOperator(install, "operator-0", "-D" + JDK_WIRE_LOG + "=all");
@@ -54,7 +61,8 @@ class LogSecrecyIT {
                   "OPENFGA_AUTHN_METHOD",
                   "preshared",
                   "OPENFGA_AUTHN_PRESHARED_KEYS",
-                  KEY));
+                  KEY),
+              pskPort);
       Postgres.Database oidcDb = cluster.postgres().createDatabase("logoidc");
       String oidcUrl =
           cluster.serveOpenFga(
@@ -68,7 +76,8 @@ class LogSecrecyIT {
                   "OPENFGA_AUTHN_OIDC_ISSUER",
                   issuer.url(),
                   "OPENFGA_AUTHN_OIDC_AUDIENCE",
-                  AUDIENCE));
+                  AUDIENCE),
+              oidcPort);
       secret("psk-key", pskUrl, Map.of("apiToken", KEY));
       secret(
           "oidc-client",

@@ -433,7 +433,13 @@ class MigrationSafetyIT {
           .delete();
       await()
           .atMost(Duration.ofSeconds(30))
-          .until(a::job, j -> j == null || !deletedUid.equals(j.getMetadata().getUid()));
+          .until(
+              () -> {
+                // one read; a Job gone is what this waits for (until(supplier, predicate) never
+                // hands the predicate a null)
+                Job j = a.job();
+                return j == null || !deletedUid.equals(j.getMetadata().getUid());
+              });
       b.setVersion(Binaries.NEW_OPENFGA);
 
       for (OpenFgaView waiting : List.of(a, b)) {

@@ -11,6 +11,7 @@ import dev.openfga.operator.fga.FGAStore;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceQuotaBuilder;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingWebhookConfigurationBuilder;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -30,15 +31,19 @@ class MonitoringIT {
   @RegisterExtension static final RealCluster cluster = new RealCluster();
   private static final Duration WAIT = Duration.ofMinutes(2);
 
+  /** The OpenFGA server's port, chosen first: its URL is the chart's storesAndModels.servers. */
+  private static final int PORT = RealCluster.serverPort();
+
   private static final String VALUES =
       """
       leaderElection: {enabled: false}
-      storesAndModels: {enabled: true}
+      storesAndModels: {enabled: true, servers: ["http://127.0.0.1:%d"]}
       metrics: {enabled: true}
       prometheusRule: {enabled: true}
       grafanaDashboard: {enabled: true}
       migrationJob: {backoffLimit: 0}
-      """;
+      """
+          .formatted(PORT);
 
   private static OperatorInstall install;
   private static OperatorInstall.OperatorProcess operator;
@@ -54,7 +59,7 @@ class MonitoringIT {
     String ns = cluster.namespace();
     // a migration that succeeds, of the OpenFGA the FGAModel is written to
     String url =
-        cluster.serveOpenFga("openfga", cluster.postgres().createDatabase("mon"), Map.of());
+        cluster.serveOpenFga("openfga", cluster.postgres().createDatabase("mon"), Map.of(), PORT);
     storeAndModel(ns, url);
     await()
         .atMost(WAIT)
@@ -73,7 +78,7 @@ class MonitoringIT {
             operator::scrape,
             t -> t.contains("openfga_operator_migrations_failed_total{deployment=\"broken\""));
 
-    // a reconcile that throws: the API server refuses the Job create (403, exceeded quota)
+    // a Job create the API server refuses (403, exceeded quota): JobRejected, counted
     cluster
         .client()
         .resource(
@@ -92,9 +97,57 @@ class MonitoringIT {
         cluster.postgres().createDatabase("monrefused").ownerUri());
     await()
         .atMost(WAIT)
-        .until(
-            operator::scrape,
-            t -> t.contains("operator_sdk_controllers_execution_reconcile_failure_total{"));
+        .until(operator::scrape, t -> t.contains("openfga_operator_job_rejections_total{"));
+    cluster.client().resourceQuotas().inNamespace(ns).withName("no-jobs").delete();
+
+    // a reconcile that throws: an admission webhook that cannot be reached fails the Job create
+    // with 500 (not a refusal: retried with the framework's backoff, counted as a failure)
+    String webhook = "monitoring-unreachable-" + ns;
+    cluster
+        .client()
+        .resource(
+            new ValidatingWebhookConfigurationBuilder()
+                .withNewMetadata()
+                .withName(webhook)
+                .endMetadata()
+                .addNewWebhook()
+                .withName("unreachable.openfga-operator.test")
+                .withNewClientConfig()
+                .withUrl("https://127.0.0.1:1/validate")
+                .endClientConfig()
+                .addNewRule()
+                .withApiGroups("batch")
+                .withApiVersions("v1")
+                .withResources("jobs")
+                .withOperations("CREATE")
+                .endRule()
+                .withNewNamespaceSelector()
+                .addToMatchLabels("kubernetes.io/metadata.name", ns)
+                .endNamespaceSelector()
+                .withFailurePolicy("Fail")
+                .withSideEffects("None")
+                .withAdmissionReviewVersions("v1")
+                .endWebhook()
+                .build())
+        .create();
+    try {
+      cluster.deploy(
+          UpstreamOpenFga.fixture(ns, "unreachable", Binaries.OLD_OPENFGA, 0, 1),
+          cluster.postgres().createDatabase("monunreachable").ownerUri());
+      await()
+          .atMost(WAIT)
+          .until(
+              operator::scrape,
+              t -> t.contains("operator_sdk_controllers_execution_reconcile_failure_total{"));
+    } finally {
+      cluster
+          .client()
+          .admissionRegistration()
+          .v1()
+          .validatingWebhookConfigurations()
+          .withName(webhook)
+          .delete();
+    }
 
     String text = operator.scrape();
     assertThat(text)
@@ -115,6 +168,7 @@ class MonitoringIT {
             "alert OpenFGAMigrationWaiting",
             "alert OpenFGAModelNotInSync",
             "alert OpenFGAOperatorDown",
+            "alert OpenFGAOperatorNotReady",
             "variable job")
         .anyMatch(w -> w.startsWith("panel "));
     Map<String, List<String>> missing = new LinkedHashMap<>();
