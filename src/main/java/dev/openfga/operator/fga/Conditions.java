@@ -102,19 +102,30 @@ final class Conditions {
    */
   private static <S, R extends CustomResource<?, S>> boolean written(
       KubernetesClient client, R observed, S status) {
+    return writeNow(client, observed, status).isPresent();
+  }
+
+  /**
+   * Writes {@code status} on {@code observed}'s version now (what must be recorded before the
+   * reconcile goes on): the object as written, or empty when it has changed since.
+   */
+  static <S, R extends CustomResource<?, S>> java.util.Optional<R> writeNow(
+      KubernetesClient client, R observed, S status) {
     try {
-      client
-          .resource(observed)
-          .subresource("status")
-          .patch(
-              PatchContext.of(PatchType.JSON),
-              JsonPatch.guardedBy(observed).add("/status", STATUS_JSON.valueToTree(status)).json());
-      return true;
+      return java.util.Optional.of(
+          client
+              .resource(observed)
+              .subresource("status")
+              .patch(
+                  PatchContext.of(PatchType.JSON),
+                  JsonPatch.guardedBy(observed)
+                      .add("/status", STATUS_JSON.valueToTree(status))
+                      .json()));
     } catch (KubernetesClientException e) {
       if (e.getCode() != 409) {
         throw e;
       }
-      return false;
+      return java.util.Optional.empty();
     }
   }
 

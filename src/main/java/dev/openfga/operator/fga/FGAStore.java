@@ -126,6 +126,7 @@ public class FGAStore extends CustomResource<FGAStore.Spec, FGAStore.Status> imp
   public static class Status extends FgaStatus {
     private String storeId;
     private Boolean createdByOperator;
+    private Creating creating;
 
     /** The store this resource stands for. */
     public String getStoreId() {
@@ -143,6 +144,50 @@ public class FGAStore extends CustomResource<FGAStore.Spec, FGAStore.Status> imp
 
     public void setCreatedByOperator(Boolean createdByOperator) {
       this.createdByOperator = createdByOperator;
+    }
+
+    /**
+     * The store the operator is about to create, written before it asks OpenFGA to: a store of that
+     * name found later, created about then, is the operator's even when the status write after the
+     * create was lost. Cleared once the status holds a store id.
+     */
+    public Creating getCreating() {
+      return creating;
+    }
+
+    public void setCreating(Creating creating) {
+      this.creating = creating;
+    }
+  }
+
+  /** A store creation the operator is about to ask for ({@code status.creating}). */
+  public static class Creating {
+    private String name;
+    private String at;
+
+    public Creating() {}
+
+    public Creating(String name, String at) {
+      this.name = name;
+      this.at = at;
+    }
+
+    /** The name of the store to create. */
+    public String getName() {
+      return name;
+    }
+
+    public void setName(String name) {
+      this.name = name;
+    }
+
+    /** When the creation was about to be asked for (RFC 3339, the operator's clock). */
+    public String getAt() {
+      return at;
+    }
+
+    public void setAt(String at) {
+      this.at = at;
     }
   }
 }

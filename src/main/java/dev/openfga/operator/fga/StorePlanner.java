@@ -17,8 +17,9 @@ import java.util.stream.Collectors;
  * <ul>
  *   <li>A known store (the spec's {@code storeId}, else the one in the status) is looked up by id;
  *       gone → {@code StoreMissing}, never re-created under a new id.
- *   <li>Otherwise by name: none → create; exactly one → adopt; several → {@code
- *       AmbiguousStoreName}, nothing created.
+ *   <li>Otherwise by name: none → create (its intent recorded first, {@code status.creating});
+ *       exactly one → adopt, as the operator's own when the recorded intent names it and it was
+ *       created about then; several → {@code AmbiguousStoreName}, nothing created.
  *   <li>Only on a server the installer listed ({@link #serverNotAllowed}), and only a store no
  *       FGAStore of another namespace comes first for ({@link #claimedElsewhere}).
  * </ul>
@@ -101,13 +102,29 @@ public final class StorePlanner {
     return new Plan.Use(store, created, isNew ? Optional.of(ADOPTED) : Optional.empty());
   }
 
-  /** No id is known: {@code named} are the stores that carry the spec's name. */
-  public static Plan forName(FGAStore.Spec spec, List<Store> named) {
+  /**
+   * How far a store's {@code created_at} (the server's clock) may be from the time of the intent to
+   * create it ({@code status.creating.at}, the operator's clock) for the store to be the one the
+   * operator created.
+   */
+  public static final Duration CLOCK_SKEW = Duration.ofMinutes(5);
+
+  /**
+   * No id is known: {@code named} are the stores that carry the spec's name; {@code intent} the
+   * creation the operator recorded before it asked for one ({@code status.creating}, or null).
+   * Exactly one store that the intent names and that was created within {@link #CLOCK_SKEW} of it
+   * is the operator's own (its status write after the create was lost: a crash, a failed write);
+   * any other single store is adopted.
+   */
+  public static Plan forName(FGAStore.Spec spec, List<Store> named, FGAStore.Creating intent) {
     if (named.isEmpty()) {
       return new Plan.Create(spec.getName());
     }
     if (named.size() == 1) {
-      return new Plan.Use(named.get(0), false, Optional.of(ADOPTED));
+      Store found = named.get(0);
+      return createdAsIntended(found, intent)
+          ? new Plan.Use(found, true, Optional.of(CREATED))
+          : new Plan.Use(found, false, Optional.of(ADOPTED));
     }
     return new Plan.Blocked(
         AMBIGUOUS,
@@ -118,6 +135,20 @@ public final class StorePlanner {
             + named.stream().map(Store::id).sorted().collect(Collectors.joining(", "))
             + "): set spec.storeId to the one this FGAStore stands for; nothing was created",
         true);
+  }
+
+  /** Whether {@code store} is the one the recorded {@code intent} was about to create. */
+  static boolean createdAsIntended(Store store, FGAStore.Creating intent) {
+    if (intent == null || intent.getName() == null || !intent.getName().equals(store.name())) {
+      return false;
+    }
+    Optional<Instant> at = dev.openfga.operator.model.Timestamps.parse(intent.getAt());
+    Optional<Instant> created = dev.openfga.operator.model.Timestamps.parse(store.createdAt());
+    if (at.isEmpty() || created.isEmpty()) {
+      return false;
+    }
+    return !created.get().isBefore(at.get().minus(CLOCK_SKEW))
+        && !created.get().isAfter(at.get().plus(CLOCK_SKEW));
   }
 
   /** At deletion: the id of the store to delete, if the policy says so and the operator made it. */

@@ -143,7 +143,9 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
           return UpdateControl.<FGAStore>noUpdate().rescheduleAfter(Slots.BUSY_AGAIN);
         }
         try {
-          plan = StorePlanner.forName(spec, api.storesNamed(spec.getName()));
+          plan =
+              StorePlanner.forName(
+                  spec, api.storesNamed(spec.getName()), old == null ? null : old.getCreating());
           if (plan instanceof Plan.Use use) {
             // within the name's lock: a claim of another namespace made a moment ago is seen
             plan = claimed(store, use, cached);
@@ -153,6 +155,19 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
             if (claimed.isPresent()) {
               return blocked(store, next, claimed.get(), RECHECK);
             }
+            // the intent first, so that a store created but not recorded (a crash, a lost
+            // status write) is still known as the operator's at the next look-up by name
+            FGAStore.Status intent = Conditions.copy(old, FGAStore.Status::new);
+            intent.setCreating(
+                new FGAStore.Creating(create.name(), Timestamps.format(clock.instant())));
+            Optional<FGAStore> recorded = Conditions.writeNow(client, store, intent);
+            if (recorded.isEmpty()) {
+              return UpdateControl.<FGAStore>noUpdate().rescheduleAfter(Conditions.CONFLICT_AGAIN);
+            }
+            // what follows is written on the object as recorded, the intent kept until an id is
+            store = recorded.get();
+            old = store.getStatus();
+            next.setCreating(intent.getCreating());
             Store created = api.createStore(create.name());
             claims.claim(store, created.id(), cached);
             LOG.atInfo()
@@ -179,12 +194,14 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
     Plan.Use use = (Plan.Use) plan;
     next.setStoreId(use.store().id());
     next.setCreatedByOperator(use.createdByOperator());
+    next.setCreating(null);
+    FGAStore target = store;
     String message = "store \"" + use.store().name() + "\" (" + use.store().id() + ") at " + url;
     use.event()
         .ifPresent(
             reason ->
                 events.emit(
-                    store,
+                    target,
                     reason,
                     false,
                     (reason.equals(StorePlanner.CREATED) ? "created " : "adopted ") + message,

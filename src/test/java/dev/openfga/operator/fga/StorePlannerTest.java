@@ -38,22 +38,63 @@ class StorePlannerTest {
 
   @Test
   void noStoreWithTheNameIsCreated() {
-    assertThat(StorePlanner.forName(spec("app", null, null), List.of()))
+    assertThat(StorePlanner.forName(spec("app", null, null), List.of(), null))
         .isEqualTo(new Plan.Create("app"));
   }
 
   @Test
   void exactlyOneStoreWithTheNameIsAdoptedNotCreatedByTheOperator() {
-    Plan plan = StorePlanner.forName(spec("app", null, null), List.of(store(ID_A, "app")));
+    Plan plan = StorePlanner.forName(spec("app", null, null), List.of(store(ID_A, "app")), null);
     assertThat(plan)
         .isEqualTo(new Plan.Use(store(ID_A, "app"), false, Optional.of(StorePlanner.ADOPTED)));
+  }
+
+  @Test
+  void theOneStoreTheRecordedIntentNamesAndWasCreatedThenIsTheOperatorsOwn() {
+    FGAStore.Creating intent = new FGAStore.Creating("app", "2026-01-01T12:00:00Z");
+    // created 2 s after the intent, or by a server whose clock is 4 minutes either side
+    for (String createdAt :
+        List.of("2026-01-01T12:00:02.123456Z", "2026-01-01T11:56:00Z", "2026-01-01T12:04:00Z")) {
+      Store found = new Store(ID_A, "app", createdAt);
+      assertThat(StorePlanner.forName(spec("app", null, null), List.of(found), intent))
+          .as(createdAt)
+          .isEqualTo(new Plan.Use(found, true, Optional.of(StorePlanner.CREATED)));
+    }
+  }
+
+  @Test
+  void aStoreCreatedLongBeforeOrAfterTheIntentIsAdoptedNotTheOperators() {
+    FGAStore.Creating intent = new FGAStore.Creating("app", "2026-01-01T12:00:00Z");
+    for (String createdAt :
+        List.of("2026-01-01T11:54:59Z", "2025-06-01T00:00:00Z", "2026-01-01T12:05:01Z", "")) {
+      Store found = new Store(ID_A, "app", createdAt);
+      assertThat(StorePlanner.forName(spec("app", null, null), List.of(found), intent))
+          .as(createdAt)
+          .isEqualTo(new Plan.Use(found, false, Optional.of(StorePlanner.ADOPTED)));
+    }
+  }
+
+  @Test
+  void anIntentForAnotherNameOrWithoutATimeMakesNoStoreTheOperators() {
+    Store found = new Store(ID_A, "app", "2026-01-01T12:00:01Z");
+    for (FGAStore.Creating intent :
+        List.of(
+            new FGAStore.Creating("other", "2026-01-01T12:00:00Z"),
+            new FGAStore.Creating("app", null),
+            new FGAStore.Creating("app", "yesterday"))) {
+      assertThat(StorePlanner.forName(spec("app", null, null), List.of(found), intent))
+          .isEqualTo(new Plan.Use(found, false, Optional.of(StorePlanner.ADOPTED)));
+    }
   }
 
   @Test
   void severalStoresWithTheNameCreateNothingAndNameEveryId() {
     Plan plan =
         StorePlanner.forName(
-            spec("app", null, null), List.of(store(ID_B, "app"), store(ID_A, "app")));
+            spec("app", null, null),
+            List.of(store(ID_B, "app"), store(ID_A, "app")),
+            // an intent naming them settles nothing: which of the two was created is not known
+            new FGAStore.Creating("app", "2026-01-01T00:00:00Z"));
     assertThat(plan).isInstanceOf(Plan.Blocked.class);
     Plan.Blocked blocked = (Plan.Blocked) plan;
     assertThat(blocked.reason()).isEqualTo(StorePlanner.AMBIGUOUS);

@@ -97,6 +97,43 @@ class StoreScenarioTest {
   }
 
   @Test
+  void aStoreWhoseStatusWriteAfterTheCreateFailedIsStillTheOperatorsAndDeleted() {
+    // the status write right after the create fails, as a crash between the two would lose it:
+    // the next reconcile finds the store by name, and the intent recorded before the create
+    // tells it is the operator's own
+    AtomicInteger injected = new AtomicInteger();
+    api.afterCreate =
+        () -> {
+          api.afterCreate = null;
+          injected.incrementAndGet();
+          // (not a 5xx: the client itself would try that again at once)
+          cluster.failNextAt("PATCH", "/fgastores/app/status", 422, 1);
+        };
+    TestStores.create(
+        cluster,
+        "app",
+        "app-store",
+        "http://127.0.0.1:" + openfga.port(),
+        spec -> spec.setDeletionPolicy(FGAStore.DeletionPolicy.Delete));
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> assertThat(ready("app")).extracting(Condition::getStatus).isEqualTo("True"));
+    assertThat(injected).hasValue(1);
+    assertThat(api.created).hasValue(1);
+    String id = stores.keySet().iterator().next();
+    FGAStore s = TestStores.get(cluster, "app");
+    assertThat(s.getStatus().getStoreId()).isEqualTo(id);
+    assertThat(s.getStatus().getCreatedByOperator()).isTrue();
+    assertThat(s.getStatus().getCreating()).isNull();
+    assertThat(eventReasons()).contains(StorePlanner.CREATED).doesNotContain(StorePlanner.ADOPTED);
+
+    cluster.client().resources(FGAStore.class).inNamespace(MockCluster.NS).withName("app").delete();
+    await().atMost(WAIT).until(() -> TestStores.get(cluster, "app") == null);
+    assertThat(stores).isEmpty();
+  }
+
+  @Test
   void twoFGAStoresOfOneStoreNameCreateOneStoreAndTheOtherAdoptsIt() {
     // without the operator's lock on the name both look-ups would meet here, find no store and
     // both create one; the second spells the server's URL another way

@@ -25,8 +25,20 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class InMemoryOpenFga implements HttpHandler {
   private static final ObjectMapper JSON = new ObjectMapper();
 
+  /** The {@code created_at} of a store a test put in {@link #stores} itself: long ago. */
+  private static final String CREATED_AT = "2024-01-01T00:00:00Z";
+
   /** Store id → name. */
   public final Map<String, String> stores = new ConcurrentHashMap<>();
+
+  /** Store id → when it was created ({@code created_at}; a test may set it for a store it puts). */
+  public final Map<String, String> createdAt = new ConcurrentHashMap<>();
+
+  /**
+   * When set, run after a store is created, before the answer is sent: what happens between the
+   * create and the operator's next step (e.g. a fault injected into its status write).
+   */
+  public volatile Runnable afterCreate;
 
   /** Store id → its models, newest first. */
   private final Map<String, List<ObjectNode>> models = new ConcurrentHashMap<>();
@@ -136,15 +148,26 @@ public final class InMemoryOpenFga implements HttpHandler {
         }
       }
       ArrayNode list = body.putArray("stores");
-      stores.forEach((i, name) -> list.addObject().put("id", i).put("name", name));
+      stores.forEach(
+          (i, name) ->
+              list.addObject()
+                  .put("id", i)
+                  .put("name", name)
+                  .put("created_at", createdAt.getOrDefault(i, CREATED_AT)));
     } else if (id == null && method.equals("POST")) {
       String name = JSON.readTree(exchange.getRequestBody()).path("name").asText();
       String id2 = newId();
+      String at = java.time.Instant.now().toString();
+      createdAt.put(id2, at);
       stores.put(id2, name);
       created.incrementAndGet();
       log.add("create " + name);
-      body.put("id", id2).put("name", name);
+      body.put("id", id2).put("name", name).put("created_at", at);
       status = 201;
+      Runnable after = afterCreate;
+      if (after != null) {
+        after.run();
+      }
     } else if (!stores.containsKey(id)) {
       status = 404;
       body.put("code", "store_id_not_found");
@@ -161,7 +184,9 @@ public final class InMemoryOpenFga implements HttpHandler {
       stores.remove(id);
       status = 204;
     } else if (path.length == 2) {
-      body.put("id", id).put("name", stores.get(id));
+      body.put("id", id)
+          .put("name", stores.get(id))
+          .put("created_at", createdAt.getOrDefault(id, CREATED_AT));
     } else if (path[2].equals("authorization-models") && method.equals("GET")) {
       ArrayNode list = body.putArray("authorization_models");
       models.getOrDefault(id, List.of()).forEach(list::add);
