@@ -64,6 +64,14 @@ public final class Keys {
   /** On the Deployment and on a failed Job: no new Job before this instant (RFC 3339, UTC). */
   public static final String RETRY_AFTER = "openfga.dev/migration-retry-after";
 
+  /**
+   * On the Deployment, written by the operator: the Events about a lasting state of the Deployment
+   * ({@link EventReason#standing()}) already sent, as the ids that end their names
+   * (comma-separated), so that a restarted operator does not send them again. Rewritten only when
+   * that set changes.
+   */
+  public static final String REPORTED_EVENTS = "openfga.dev/reported-events";
+
   // Job annotations
   public static final String DESIRED_VERSION = "openfga.dev/desired-version";
 

@@ -37,7 +37,20 @@ public final class Planner {
     this.policy = Objects.requireNonNull(policy);
   }
 
+  /**
+   * The plan to carry out: {@link #decide} without the Events about a lasting state that the
+   * Deployment lists as sent, and with the write that keeps that list true ({@link Reported}).
+   */
   public Plan plan(Observation o) {
+    Plan plan = decide(o);
+    return plan.state() == State.IGNORED ? plan : Reported.settle(o.deployment(), plan);
+  }
+
+  /**
+   * The decision with every Event it stands for, as if none had been sent before: what the status
+   * view reads (a blocked Deployment's reason is its Event's).
+   */
+  public Plan decide(Observation o) {
     Deployment d = o.deployment();
     // Rule 1: discovery labels and the exact opt-in, re-checked for every request.
     if (!DeploymentSettings.isDiscovered(d)) {

@@ -46,6 +46,13 @@ public sealed interface Step {
   record ClearRestoreReplicas() implements Step {}
 
   /**
+   * Record on the Deployment ({@link Keys#REPORTED_EVENTS}) which Events about its lasting state
+   * have been sent: these ids, less those of this plan's Events that could not be sent. The last
+   * step of a plan, only when the set differs from the one recorded.
+   */
+  record MarkReported(List<String> ids) implements Step {}
+
+  /**
    * A Kubernetes Event on the Deployment. The key tells transitions apart: the same key is emitted
    * once.
    */

@@ -96,8 +96,9 @@ public final class StatusView {
   public static Optional<StatusRow> row(Observed o, Instant now) {
     Instant second = now.truncatedTo(ChronoUnit.SECONDS);
     Deployment d = o.deployment();
+    // every Event the state stands for, also those the Deployment lists as sent
     Plan plan =
-        PLANNER.plan(
+        PLANNER.decide(
             new Observation(d, o.statusConfigMap(), o.job(), second)
                 .withPodCreateFailure(
                     o.job()

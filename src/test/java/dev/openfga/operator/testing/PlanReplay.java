@@ -43,6 +43,12 @@ public final class PlanReplay {
         deployment = annotate(deployment, Keys.RETRY_AFTER, Timestamps.format(s.at()));
       } else if (step instanceof Step.ClearRetryAfter) {
         deployment = annotate(deployment, Keys.RETRY_AFTER, null);
+      } else if (step instanceof Step.MarkReported s) {
+        deployment =
+            annotate(
+                deployment,
+                Keys.REPORTED_EVENTS,
+                s.ids().isEmpty() ? null : String.join(",", s.ids()));
       } else if (step instanceof Step.Scale s) {
         deployment =
             new DeploymentBuilder(deployment)
