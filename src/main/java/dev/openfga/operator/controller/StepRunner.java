@@ -134,6 +134,12 @@ final class StepRunner {
         would.add("set condition " + s.summary());
       } else if (step instanceof Step.WriteStatus s) {
         would.add("record version " + s.data().get(Keys.DATA_VERSION) + " in ConfigMap " + record);
+      } else if (step instanceof Step.MarkFirstInstall) {
+        would.add(
+            "record "
+                + Keys.DATA_RESTORE_REPLICAS
+                + "=true (a first install, no version) in ConfigMap "
+                + record);
       } else if (step instanceof Step.RepairStatusOwner) {
         would.add("point the owner of ConfigMap " + record + " at this Deployment");
       } else if (step instanceof Step.CreateJob s) {
@@ -206,6 +212,11 @@ final class StepRunner {
         if (job != null) {
           metrics.succeeded(deployment, MigrationJob.runTime(job), o.now());
         }
+      } else if (step instanceof Step.MarkFirstInstall) {
+        ConfigMap before = status;
+        status = writeStatus(deployment, status, Map.of(Keys.DATA_RESTORE_REPLICAS, "true"));
+        own.recordWritten(before, status, o.now());
+        done.add("marked a first install in " + status.getMetadata().getName());
       } else if (step instanceof Step.RepairStatusOwner) {
         ConfigMap before = status;
         status = writeStatus(deployment, status, null);

@@ -173,6 +173,12 @@ public final class Keys {
     return "Migration Job " + job + " for version " + version + " was created.";
   }
 
+  /**
+   * The Deployment controller's annotation on a Deployment: the revision of its newest pod template
+   * (one more for each new template).
+   */
+  public static final String DEPLOYMENT_REVISION = "deployment.kubernetes.io/revision";
+
   // Datastore
   public static final String ENGINE_ENV = "OPENFGA_DATASTORE_ENGINE";
 

@@ -42,6 +42,12 @@ public sealed interface Step {
   /** Scale the Deployment from 0 (only from 0) to the given replicas. */
   record Scale(int replicas) implements Step {}
 
+  /**
+   * Create the record with only the first-install mark ({@code restoreReplicas: "true"}, no
+   * version): a sqlite Deployment blocked at its first install, so that the fix still scales it.
+   */
+  record MarkFirstInstall() implements Step {}
+
   /** Remove the record's first-install mark ({@code restoreReplicas}): the install is done. */
   record ClearRestoreReplicas() implements Step {}
 

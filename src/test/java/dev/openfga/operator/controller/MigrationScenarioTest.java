@@ -419,6 +419,49 @@ class MigrationScenarioTest {
   }
 
   @Test
+  void aSqliteFirstInstallBlockedForItsInitContainerIsScaledOnceFixed() {
+    cluster.create(openfga().name("lite").engine("sqlite").build());
+    startOperator();
+    await()
+        .atMost(WAIT)
+        .until(
+            () -> cluster.configMap("lite-migration-status"),
+            cm -> cm != null && "true".equals(cm.getData().get(Keys.DATA_RESTORE_REPLICAS)));
+    assertThat(cluster.eventReasons("lite")).containsExactly("SqliteMigrationMissing");
+    assertThat(cluster.events("lite").get(0).getMessage()).contains("then scaled to 3 replicas");
+    assertThat(cluster.deployment("lite").getSpec().getReplicas()).isZero();
+
+    // the fix: a new pod template, nothing else
+    cluster
+        .client()
+        .apps()
+        .deployments()
+        .inNamespace(MockCluster.NS)
+        .withName("lite")
+        .edit(
+            d ->
+                new io.fabric8.kubernetes.api.model.apps.DeploymentBuilder(d)
+                    .editSpec()
+                    .editTemplate()
+                    .editSpec()
+                    .addToInitContainers(Fixtures.sqliteMigrate())
+                    .endSpec()
+                    .endTemplate()
+                    .endSpec()
+                    .build());
+
+    await().atMost(WAIT).until(() -> cluster.deployment("lite").getSpec().getReplicas() == 3);
+    await()
+        .atMost(WAIT)
+        .until(
+            () -> cluster.configMap("lite-migration-status").getData(),
+            data -> !data.containsKey(Keys.DATA_RESTORE_REPLICAS));
+    // no version: a later switch to postgres still runs its first migration
+    assertThat(cluster.recordedVersion("lite")).isEmpty();
+    assertThat(cluster.jobs().created()).isEmpty();
+  }
+
+  @Test
   void missingContainerGivesAWarningAndNothingElse() {
     cluster.create(openfga().annotation(Keys.CONTAINER_NAME, "authz").build());
     startOperator();

@@ -13,6 +13,7 @@ import dev.openfga.operator.model.Step.ClearRetryAfter;
 import dev.openfga.operator.model.Step.CreateJob;
 import dev.openfga.operator.model.Step.DeleteJob;
 import dev.openfga.operator.model.Step.Emit;
+import dev.openfga.operator.model.Step.MarkFirstInstall;
 import dev.openfga.operator.model.Step.MarkReported;
 import dev.openfga.operator.model.Step.PatchJob;
 import dev.openfga.operator.model.Step.RepairStatusOwner;
@@ -36,6 +37,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -437,11 +439,205 @@ class PlannerTest {
       Plan plan = planner.plan(observe(d));
 
       assertThat(plan.state()).isEqualTo(State.BLOCKED);
-      assertThat(kinds(plan)).containsExactly(Emit.class, MarkReported.class);
+      // a first install (created at 0): marked so that the fix still scales it
+      assertThat(kinds(plan))
+          .containsExactly(MarkFirstInstall.class, Emit.class, MarkReported.class);
       assertThat(event(plan).reason()).isEqualTo(EventReason.SqliteMigrationMissing);
       assertThat(event(plan).reason().warning()).isTrue();
       assertThat(event(plan).message())
-          .contains("initContainer", "OpenFGA image", "args [\"migrate\"]", "volume mount");
+          .contains("initContainer", "OpenFGA image", "args [\"migrate\"]", "volume mount")
+          .contains("then scaled to 1 replicas");
+    }
+
+    private final Deployment sqliteWithoutInit =
+        Fixtures.deployment()
+            .env(env("OPENFGA_DATASTORE_ENGINE", "sqlite"))
+            .desiredReplicas(3)
+            .replicas(0)
+            .build();
+
+    /** The same Deployment with its initContainer added (the fix). */
+    private Deployment fixed(Deployment d) {
+      return new DeploymentBuilder(d)
+          .editSpec()
+          .editTemplate()
+          .editSpec()
+          .withInitContainers(Fixtures.sqliteMigrate())
+          .endSpec()
+          .endTemplate()
+          .endSpec()
+          .build();
+    }
+
+    /**
+     * The Deployment as the API server ({@code generation}, one more per change of the spec) and
+     * the Deployment controller ({@code observedGeneration}, and the revision, one more per new pod
+     * template) have it.
+     */
+    private Deployment at(Deployment d, long generation, long revision, long observed) {
+      return new DeploymentBuilder(d)
+          .editMetadata()
+          .withGeneration(generation)
+          .addToAnnotations(Keys.DEPLOYMENT_REVISION, Long.toString(revision))
+          .endMetadata()
+          .editOrNewStatus()
+          .withObservedGeneration(observed)
+          .endStatus()
+          .build();
+    }
+
+    /** The record a blocked sqlite first install leaves: the mark, no version. */
+    private ConfigMap mark(Deployment d) {
+      return new io.fabric8.kubernetes.api.model.ConfigMapBuilder(
+              Fixtures.statusConfigMap(d, "x").build())
+          .withData(Map.of(Keys.DATA_RESTORE_REPLICAS, "true"))
+          .build();
+    }
+
+    @Test
+    void aBlockedSqliteFirstInstallIsMarkedOnce() {
+      Deployment created = at(sqliteWithoutInit, 1, 1, 1);
+
+      Plan first = planner.plan(observe(created));
+      Plan again = planner.plan(observe(created, mark(created), null, NOW.plusSeconds(60)));
+
+      assertThat(kinds(first)).contains(MarkFirstInstall.class);
+      assertThat(first.state()).isEqualTo(State.BLOCKED);
+      assertThat(kinds(again)).doesNotContain(MarkFirstInstall.class);
+      assertThat(event(again).message()).contains("then scaled to 3 replicas");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("notFirstInstalls")
+    void aBlockedSqliteDeploymentThatIsNoFirstInstallIsNotMarked(
+        String why, Deployment d, boolean recorded) {
+      Plan plan = planner.plan(observe(d, recorded ? record(d, "v1.13.0") : null, null, NOW));
+
+      assertThat(plan.state()).isEqualTo(State.BLOCKED);
+      assertThat(kinds(plan)).doesNotContain(MarkFirstInstall.class);
+      assertThat(event(plan).message()).doesNotContain("scaled");
+    }
+
+    static Stream<Arguments> notFirstInstalls() {
+      Deployment base =
+          Fixtures.deployment()
+              .env(env("OPENFGA_DATASTORE_ENGINE", "sqlite"))
+              .desiredReplicas(3)
+              .replicas(0)
+              .build();
+      return Stream.of(
+          Arguments.of(
+              "changed since its creation",
+              new DeploymentBuilder(base).editMetadata().withGeneration(2L).endMetadata().build(),
+              false),
+          Arguments.of(
+              "not at 0",
+              new DeploymentBuilder(base).editSpec().withReplicas(2).endSpec().build(),
+              false),
+          Arguments.of("a version recorded before (a switch from postgres)", base, true));
+    }
+
+    @Test
+    void theFixOfAMarkedFirstInstallRestoresItsReplicas() {
+      // created at 0 (generation 1, revision 1), fixed: one more of each
+      Deployment d = at(fixed(sqliteWithoutInit), 2, 2, 2);
+
+      Plan plan = planner.plan(observe(d, mark(d), null, NOW));
+
+      assertThat(plan.state()).isEqualTo(State.SKIPPED);
+      assertThat(kinds(plan))
+          .containsExactly(Emit.class, Scale.class, ClearRestoreReplicas.class, MarkReported.class);
+      assertThat(only(plan, Scale.class).replicas()).isEqualTo(3);
+    }
+
+    @Test
+    void theFixWaitsForTheDeploymentControllersRevision() {
+      Deployment d = at(fixed(sqliteWithoutInit), 2, 1, 1);
+
+      Plan plan = planner.plan(observe(d, mark(d), null, NOW));
+
+      assertThat(plan.state()).isEqualTo(State.SKIPPED);
+      assertThat(kinds(plan)).doesNotContain(Scale.class, ClearRestoreReplicas.class);
+      assertThat(plan.summary()).contains("waits for the Deployment controller");
+    }
+
+    @Test
+    void aScaleSinceTheMarkLeavesTheReplicasAloneAndEndsTheFirstInstall() {
+      // scaled to 2 and back to 0 while blocked (generations 2 and 3), then fixed (4, revision 2)
+      Deployment d = at(fixed(sqliteWithoutInit), 4, 2, 4);
+
+      Plan plan = planner.plan(observe(d, mark(d), null, NOW));
+
+      assertThat(kinds(plan)).doesNotContain(Scale.class).contains(ClearRestoreReplicas.class);
+    }
+
+    @Test
+    void aScaleUpBeforeTheFixEndsTheFirstInstall() {
+      Deployment d =
+          new DeploymentBuilder(at(fixed(sqliteWithoutInit), 3, 2, 3))
+              .editSpec()
+              .withReplicas(2)
+              .endSpec()
+              .build();
+
+      Plan plan = planner.plan(observe(d, mark(d), null, NOW));
+
+      assertThat(kinds(plan)).doesNotContain(Scale.class).contains(ClearRestoreReplicas.class);
+    }
+
+    @Test
+    void aChangedDeploymentWithoutTheMarkIsNotScaledWhateverItsRevision() {
+      // created with its initContainer at 3 replicas, later set to 0 with a new image in one go
+      Deployment d = at(fixed(sqliteWithoutInit), 2, 2, 2);
+
+      Plan plan = planner.plan(observe(d));
+
+      assertThat(plan.state()).isEqualTo(State.SKIPPED);
+      assertThat(kinds(plan)).doesNotContain(Scale.class);
+    }
+
+    @Test
+    void fromTheBlockToTheFixAndALaterScaleToZero() {
+      Observation blocked = observe(at(sqliteWithoutInit, 1, 1, 1));
+      Observation marked = PlanReplay.apply(blocked, planner.plan(blocked), NOW.plusSeconds(60));
+      Observation atFix =
+          new Observation(
+              at(fixed(marked.deployment()), 2, 2, 2),
+              marked.statusConfigMap(),
+              Optional.empty(),
+              NOW.plusSeconds(120));
+
+      Plan fix = planner.plan(atFix);
+      Observation restored = PlanReplay.apply(atFix, fix, NOW.plusSeconds(180));
+      // a person's scale to 0 later (maintenance): generation 4, revision 2
+      Deployment maintenance =
+          new DeploymentBuilder(at(restored.deployment(), 4, 2, 4))
+              .editSpec()
+              .withReplicas(0)
+              .endSpec()
+              .build();
+
+      assertThat(only(fix, Scale.class).replicas()).isEqualTo(3);
+      assertThat(restored.statusConfigMap().orElseThrow().getData())
+          .doesNotContainKey(Keys.DATA_RESTORE_REPLICAS)
+          .doesNotContainKey(Keys.DATA_VERSION);
+      Plan later =
+          planner.plan(
+              new Observation(
+                  maintenance, restored.statusConfigMap(), Optional.empty(), NOW.plusSeconds(240)));
+      assertThat(later.state()).isEqualTo(State.SKIPPED);
+      assertThat(later.steps()).isEmpty();
+    }
+
+    @Test
+    void aMarkWithoutAVersionDoesNotMakeASwitchToPostgresLookMigrated() {
+      Deployment postgres =
+          at(Fixtures.deployment().desiredReplicas(3).replicas(0).build(), 2, 2, 2);
+
+      Plan plan = planner.plan(observe(postgres, mark(postgres), null, NOW));
+
+      assertThat(plan.state()).isEqualTo(State.MIGRATING);
+      assertThat(kinds(plan)).contains(CreateJob.class);
     }
 
     @ParameterizedTest(name = "ENGINE={0}")

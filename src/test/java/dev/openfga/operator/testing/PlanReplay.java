@@ -66,6 +66,12 @@ public final class PlanReplay {
                                 .withData(new LinkedHashMap<>(s.data()))
                                 .build())
                     .orElseGet(() -> StatusRecord.build(o.deployment(), s.data())));
+      } else if (step instanceof Step.MarkFirstInstall) {
+        configMap =
+            Optional.of(
+                StatusRecord.build(
+                    o.deployment(),
+                    new LinkedHashMap<>(Map.of(Keys.DATA_RESTORE_REPLICAS, "true"))));
       } else if (step instanceof Step.ClearRestoreReplicas) {
         configMap =
             configMap.map(
