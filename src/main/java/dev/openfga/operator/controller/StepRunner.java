@@ -325,7 +325,11 @@ final class StepRunner {
   /**
    * Lists the Events about the Deployment's lasting state that were sent ({@link
    * Keys#REPORTED_EVENTS}): a guarded patch of that one annotation, only when the list changes
-   * (none left: the annotation is removed).
+   * (none left: the annotation is removed). Through the status subresource, as the Deployment
+   * controller writes its revision annotation: the API server counts every other change of a
+   * Deployment's annotations in its {@code metadata.generation} (they are copied to its
+   * ReplicaSets), which would make it look unobserved (progressing, to Argo CD and Flux) and spoil
+   * the generation the first-install rule of memory and sqlite reads.
    */
   private Deployment markReported(Deployment deployment, List<String> ids, List<String> done) {
     if (new java.util.HashSet<>(ids).equals(Reported.recorded(deployment))) {
@@ -340,7 +344,7 @@ final class StepRunner {
       patch.put("/metadata/annotations", annotations, Keys.REPORTED_EVENTS, String.join(",", ids));
       done.add("listed " + ids.size() + " Event(s) in " + Keys.REPORTED_EVENTS);
     }
-    return resource(deployment).patch(JSON_PATCH, patch.json());
+    return resource(deployment).subresource("status").patch(JSON_PATCH, patch.json());
   }
 
   /**
