@@ -33,7 +33,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * SPEC section 9 on the real cluster, with the real {@code openfga migrate} and PostgreSQL: split
  * credentials, one migration per database (across an operator restart, and while a pod whose Job
  * was deleted by someone else, or by the garbage collector, still runs), a database proxy as a
- * native sidecar, a rollback, and re-runs on demand. One operator under the chart's RBAC.
+ * native sidecar, a rollback (its Warning not sent again by a restarted operator), and re-runs on
+ * demand; and a sqlite first install scaled once its migrate initContainer is added (ADR 0004). One
+ * operator under the chart's RBAC.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class MigrationSafetyIT {
