@@ -46,8 +46,24 @@ public final class EventRecorder {
     this.instance = instance;
   }
 
+  /** What became of an Event. */
+  public enum Outcome {
+    /** Created now. */
+    SENT,
+    /** Sent before: by this process, or (AlreadyExists) by an earlier one. */
+    KNOWN,
+    /** The API server did not take it (logged); the next attempt sends it again. */
+    FAILED
+  }
+
   /** Returns whether the Event is new (not a repeat of a transition already reported). */
   public boolean emit(
+      Deployment deployment, EventReason reason, String message, String key, Instant now) {
+    return send(deployment, reason, message, key, now) == Outcome.SENT;
+  }
+
+  /** The Event on the Deployment, and what became of it. */
+  public Outcome send(
       Deployment deployment, EventReason reason, String message, String key, Instant now) {
     return emit(
         deployment, "apps/v1", "Deployment", reason.name(), reason.warning(), message, key, now);
@@ -60,7 +76,8 @@ public final class EventRecorder {
   public boolean emit(
       HasMetadata object, String reason, boolean warning, String message, String key, Instant now) {
     return emit(
-        object, object.getApiVersion(), object.getKind(), reason, warning, message, key, now);
+            object, object.getApiVersion(), object.getKind(), reason, warning, message, key, now)
+        == Outcome.SENT;
   }
 
   /** The Event {@code name} on {@code object}: one occurrence, at {@code now}. */
@@ -102,7 +119,7 @@ public final class EventRecorder {
         .build();
   }
 
-  private boolean emit(
+  private Outcome emit(
       HasMetadata object,
       String apiVersion,
       String kind,
@@ -115,25 +132,26 @@ public final class EventRecorder {
     String namespace = object.getMetadata().getNamespace();
     String name = Names.event(object.getMetadata().getName(), uid + "/" + reason + "/" + key);
     if (!emitted.add(namespace + "/" + name)) {
-      return false;
+      return Outcome.KNOWN;
     }
     String type = warning ? "Warning" : "Normal";
     Event event = event(object, apiVersion, kind, name, reason, type, message, now, instance);
     try {
       client.v1().events().inNamespace(namespace).resource(event).create();
       LOG.debug("Event {} {}: {}", type, reason, event.getMessage());
-      return true;
+      return Outcome.SENT;
     } catch (KubernetesClientException e) {
-      if (e.getCode() != 409) {
-        emitted.remove(namespace + "/" + name);
-        LOG.warn(
-            "could not record Event {} on {} {}: {}",
-            reason,
-            kind,
-            object.getMetadata().getName(),
-            e.getMessage());
+      if (e.getCode() == 409) {
+        return Outcome.KNOWN;
       }
-      return false;
+      emitted.remove(namespace + "/" + name);
+      LOG.warn(
+          "could not record Event {} on {} {}: {}",
+          reason,
+          kind,
+          object.getMetadata().getName(),
+          e.getMessage());
+      return Outcome.FAILED;
     }
   }
 }

@@ -6,6 +6,7 @@ import dev.openfga.operator.model.MigrationJob;
 import dev.openfga.operator.model.Names;
 import dev.openfga.operator.model.Observation;
 import dev.openfga.operator.model.Plan;
+import dev.openfga.operator.model.Reported;
 import dev.openfga.operator.model.StatusRecord;
 import dev.openfga.operator.model.Step;
 import dev.openfga.operator.model.Timestamps;
@@ -133,6 +134,12 @@ final class StepRunner {
         would.add("set condition " + s.summary());
       } else if (step instanceof Step.WriteStatus s) {
         would.add("record version " + s.data().get(Keys.DATA_VERSION) + " in ConfigMap " + record);
+      } else if (step instanceof Step.MarkFirstInstall) {
+        would.add(
+            "record "
+                + Keys.DATA_RESTORE_REPLICAS
+                + "=true (a first install, no version) in ConfigMap "
+                + record);
       } else if (step instanceof Step.RepairStatusOwner) {
         would.add("point the owner of ConfigMap " + record + " at this Deployment");
       } else if (step instanceof Step.CreateJob s) {
@@ -163,6 +170,11 @@ final class StepRunner {
         would.add("scale 0 -> " + s.replicas());
       } else if (step instanceof Step.ClearRestoreReplicas) {
         would.add("remove " + Keys.DATA_RESTORE_REPLICAS + " from ConfigMap " + record);
+      } else if (step instanceof Step.MarkReported s) {
+        would.add(
+            s.ids().isEmpty()
+                ? "remove annotation " + Keys.REPORTED_EVENTS
+                : "annotate " + Keys.REPORTED_EVENTS + "=" + String.join(",", s.ids()));
       } else if (step instanceof Step.Emit s) {
         would.add("emit " + s.reason().type() + " Event " + s.reason() + ": " + s.message());
       }
@@ -181,6 +193,7 @@ final class StepRunner {
     String ns = deployment.getMetadata().getNamespace();
     String name = deployment.getMetadata().getName();
     List<String> done = new ArrayList<>();
+    List<String> unsent = new ArrayList<>();
     for (Step step : plan.steps()) {
       if (step instanceof Step.SetConditions s) {
         JsonPatch patch = JsonPatch.guardedBy(deployment);
@@ -199,6 +212,11 @@ final class StepRunner {
         if (job != null) {
           metrics.succeeded(deployment, MigrationJob.runTime(job), o.now());
         }
+      } else if (step instanceof Step.MarkFirstInstall) {
+        ConfigMap before = status;
+        status = writeStatus(deployment, status, Map.of(Keys.DATA_RESTORE_REPLICAS, "true"));
+        own.recordWritten(before, status, o.now());
+        done.add("marked a first install in " + status.getMetadata().getName());
       } else if (step instanceof Step.RepairStatusOwner) {
         ConfigMap before = status;
         status = writeStatus(deployment, status, null);
@@ -279,8 +297,18 @@ final class StepRunner {
         patch.add("/spec/replicas", s.replicas());
         deployment = resource(deployment).patch(JSON_PATCH, patch.json());
         done.add("scaled 0 -> " + s.replicas());
+      } else if (step instanceof Step.MarkReported s) {
+        // an Event the API server did not take is not listed: the next pass sends it again
+        List<String> ids = new ArrayList<>(s.ids());
+        ids.removeAll(unsent);
+        deployment = markReported(deployment, ids, done);
       } else if (step instanceof Step.Emit s) {
-        boolean fresh = events.emit(deployment, s.reason(), s.message(), s.key(), o.now());
+        EventRecorder.Outcome outcome =
+            events.send(deployment, s.reason(), s.message(), s.key(), o.now());
+        if (outcome == EventRecorder.Outcome.FAILED) {
+          unsent.add(Reported.id(deployment, s));
+        }
+        boolean fresh = outcome == EventRecorder.Outcome.SENT;
         if (fresh && s.reason() == EventReason.MigrationJobConflict) {
           metrics.collision(deployment, "job");
         } else if (fresh && s.reason() == EventReason.MigrationStatusConflict) {
@@ -292,6 +320,31 @@ final class StepRunner {
       LOG.debug("{}: done", step.getClass().getSimpleName());
     }
     return done;
+  }
+
+  /**
+   * Lists the Events about the Deployment's lasting state that were sent ({@link
+   * Keys#REPORTED_EVENTS}): a guarded patch of that one annotation, only when the list changes
+   * (none left: the annotation is removed). Through the status subresource, as the Deployment
+   * controller writes its revision annotation: the API server counts every other change of a
+   * Deployment's annotations in its {@code metadata.generation} (they are copied to its
+   * ReplicaSets), which would make it look unobserved (progressing, to Argo CD and Flux) and spoil
+   * the generation the first-install rule of memory and sqlite reads.
+   */
+  private Deployment markReported(Deployment deployment, List<String> ids, List<String> done) {
+    if (new java.util.HashSet<>(ids).equals(Reported.recorded(deployment))) {
+      return deployment;
+    }
+    var annotations = deployment.getMetadata().getAnnotations();
+    JsonPatch patch = JsonPatch.guardedBy(deployment);
+    if (ids.isEmpty()) {
+      patch.remove("/metadata/annotations/" + JsonPatch.escape(Keys.REPORTED_EVENTS));
+      done.add("cleared " + Keys.REPORTED_EVENTS);
+    } else {
+      patch.put("/metadata/annotations", annotations, Keys.REPORTED_EVENTS, String.join(",", ids));
+      done.add("listed " + ids.size() + " Event(s) in " + Keys.REPORTED_EVENTS);
+    }
+    return resource(deployment).subresource("status").patch(JSON_PATCH, patch.json());
   }
 
   /**

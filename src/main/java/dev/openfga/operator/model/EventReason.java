@@ -58,6 +58,25 @@ public enum EventReason {
     return warning;
   }
 
+  /**
+   * Whether the Event is about a lasting state of the Deployment (its annotations, pod template or
+   * record) that every reconcile finds again until someone changes it: the Events already sent are
+   * listed on the Deployment ({@link Keys#REPORTED_EVENTS}), so that a restarted operator knows
+   * without listing Events. The others come from one transition (a Job created, failed, completed)
+   * and are keyed by it.
+   */
+  public boolean standing() {
+    return switch (this) {
+      case MigrationSkipped,
+          SqliteMigrationMissing,
+          MigrationDowngrade,
+          ContainerNotFound,
+          InvalidConfiguration ->
+          true;
+      default -> false;
+    };
+  }
+
   public String type() {
     return warning ? "Warning" : "Normal";
   }

@@ -64,6 +64,14 @@ public final class Keys {
   /** On the Deployment and on a failed Job: no new Job before this instant (RFC 3339, UTC). */
   public static final String RETRY_AFTER = "openfga.dev/migration-retry-after";
 
+  /**
+   * On the Deployment, written by the operator: the Events about a lasting state of the Deployment
+   * ({@link EventReason#standing()}) already sent, as the ids that end their names
+   * (comma-separated), so that a restarted operator does not send them again. Rewritten only when
+   * that set changes.
+   */
+  public static final String REPORTED_EVENTS = "openfga.dev/reported-events";
+
   // Job annotations
   public static final String DESIRED_VERSION = "openfga.dev/desired-version";
 
@@ -164,6 +172,12 @@ public final class Keys {
   public static String createdMessage(String job, String version) {
     return "Migration Job " + job + " for version " + version + " was created.";
   }
+
+  /**
+   * The Deployment controller's annotation on a Deployment: the revision of its newest pod template
+   * (one more for each new template).
+   */
+  public static final String DEPLOYMENT_REVISION = "deployment.kubernetes.io/revision";
 
   // Datastore
   public static final String ENGINE_ENV = "OPENFGA_DATASTORE_ENGINE";

@@ -39,7 +39,15 @@ public final class Names {
    * same rule), {@code .} and 16 hex characters of the transition's key.
    */
   public static String event(String deployment, String key) {
-    return fit(deployment, "." + shortHash(key) + shortHash(key + "#"), EVENT_NAME_MAX);
+    return fit(deployment, "." + eventId(key), EVENT_NAME_MAX);
+  }
+
+  /**
+   * The 16 hex characters that end the name of the Event of a transition ({@link #event}): what
+   * {@link Keys#REPORTED_EVENTS} lists of the Events already sent.
+   */
+  public static String eventId(String key) {
+    return shortHash(key) + shortHash(key + "#");
   }
 
   static String fit(String base, String suffix, int max) {

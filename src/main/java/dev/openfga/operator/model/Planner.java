@@ -37,7 +37,20 @@ public final class Planner {
     this.policy = Objects.requireNonNull(policy);
   }
 
+  /**
+   * The plan to carry out: {@link #decide} without the Events about a lasting state that the
+   * Deployment lists as sent, and with the write that keeps that list true ({@link Reported}).
+   */
   public Plan plan(Observation o) {
+    Plan plan = decide(o);
+    return plan.state() == State.IGNORED ? plan : Reported.settle(o.deployment(), plan);
+  }
+
+  /**
+   * The decision with every Event it stands for, as if none had been sent before: what the status
+   * view reads (a blocked Deployment's reason is its Event's).
+   */
+  public Plan decide(Observation o) {
     Deployment d = o.deployment();
     // Rule 1: discovery labels and the exact opt-in, re-checked for every request.
     if (!DeploymentSettings.isDiscovered(d)) {
@@ -137,15 +150,38 @@ public final class Planner {
       if (hasRetryAfter(d)) {
         steps.add(new ClearRetryAfter());
       }
+      // no migration, so no version is ever recorded; a record here is a first install's mark
+      // (or a record from before a switch to this engine), or someone else's ConfigMap
+      boolean marked =
+          o.statusConfigMap()
+              .map(cm -> StatusRecord.read(cm, d))
+              .filter(StatusRecord.Reading.Recorded.class::isInstance)
+              .map(r -> ((StatusRecord.Reading.Recorded) r).restorePending())
+              .orElse(false);
+      Long generation = d.getMetadata().getGeneration();
+      boolean unchanged = generation == null || generation <= 1;
       if (engine.equals("sqlite")) {
         Optional<Container> init = sqliteMigration(d);
         if (init.isEmpty()) {
+          // a first install blocked before its scale: marked, so that the fix still scales it
+          boolean firstInstall =
+              needsRestore(d, s) && (marked || (unchanged && o.statusConfigMap().isEmpty()));
           String problem =
               "datastore engine sqlite in deployment "
                   + ref
                   + ": OpenFGA does not migrate a sqlite file by itself and a Job cannot reach the"
                   + " pod's file; add an initContainer with the OpenFGA image, args [\"migrate\"],"
-                  + " the same OPENFGA_DATASTORE_* environment and the same volume mount";
+                  + " the same OPENFGA_DATASTORE_* environment and the same volume mount"
+                  + (firstInstall
+                      ? "; the Deployment is then scaled to "
+                          + s.desiredReplicas().get()
+                          + " replicas ("
+                          + Keys.DESIRED_REPLICAS
+                          + ") unless its replicas are changed before"
+                      : "");
+          if (firstInstall && !marked) {
+            steps.add(new Step.MarkFirstInstall());
+          }
           steps.add(new Emit(EventReason.SqliteMigrationMissing, problem, "sqlite/missing"));
           return blocked(steps, problem);
         }
@@ -158,11 +194,33 @@ public final class Planner {
                     + " runs openfga migrate on it",
                 "skipped/sqlite"));
       }
-      // no record without a migration: a Deployment never changed since it was created is a
-      // first install
-      Long generation = d.getMetadata().getGeneration();
-      if (generation == null || generation <= 1) {
+      if (unchanged) {
+        // never changed since it was created: a first install
         restoreReplicas(d, s, steps);
+        if (marked) {
+          steps.add(new Step.ClearRestoreReplicas());
+        }
+      } else if (marked) {
+        // a first install blocked (SqliteMigrationMissing) before its scale, fixed since
+        if (!needsRestore(d, s)) {
+          // scaled by someone, or nothing to restore: the first install is over
+          steps.add(new Step.ClearRestoreReplicas());
+        } else if (!observedByItsController(d)) {
+          // the Deployment controller has not seen the change yet: its status write wakes this
+          return new Plan(
+              State.SKIPPED,
+              "datastore engine "
+                  + engine
+                  + ": no migration; the first-install scale waits for the Deployment controller",
+              steps,
+              done());
+        } else if (onlyNewPodTemplates(d)) {
+          restoreReplicas(d, s, steps);
+          steps.add(new Step.ClearRestoreReplicas());
+        } else {
+          // changed otherwise since (a scale and back, other spec fields): the replicas are theirs
+          steps.add(new Step.ClearRestoreReplicas());
+        }
       }
       return new Plan(
           State.SKIPPED, "datastore engine " + engine + ": no migration", steps, done());
@@ -807,6 +865,38 @@ public final class Planner {
         && s.desiredReplicas().get() > 0
         && replicas != null
         && replicas == 0;
+  }
+
+  /**
+   * Whether the Deployment controller has seen the Deployment's latest spec ({@code
+   * status.observedGeneration}): only then does its revision annotation count every pod template.
+   */
+  private static boolean observedByItsController(Deployment d) {
+    Long generation = d.getMetadata().getGeneration();
+    Long observed = d.getStatus() == null ? null : d.getStatus().getObservedGeneration();
+    return generation != null && observed != null && observed >= generation;
+  }
+
+  /**
+   * Whether every change of the Deployment's spec since its creation made a new pod template: the
+   * Deployment controller's revision ({@code deployment.kubernetes.io/revision}, one more for each
+   * new template) equals the generation (one more for each change of the spec). A scale, to and
+   * fro, or any other change of the spec moves only the generation; two template changes the
+   * controller saw as one, or a paused rollout, leave the revision behind too (the safe side: no
+   * scale).
+   */
+  private static boolean onlyNewPodTemplates(Deployment d) {
+    var annotations = d.getMetadata().getAnnotations();
+    String revision = annotations == null ? null : annotations.get(Keys.DEPLOYMENT_REVISION);
+    Long generation = d.getMetadata().getGeneration();
+    if (revision == null || generation == null) {
+      return false;
+    }
+    try {
+      return Long.parseLong(revision.trim()) == generation;
+    } catch (NumberFormatException e) {
+      return false;
+    }
   }
 
   /**

@@ -42,8 +42,21 @@ public sealed interface Step {
   /** Scale the Deployment from 0 (only from 0) to the given replicas. */
   record Scale(int replicas) implements Step {}
 
+  /**
+   * Create the record with only the first-install mark ({@code restoreReplicas: "true"}, no
+   * version): a sqlite Deployment blocked at its first install, so that the fix still scales it.
+   */
+  record MarkFirstInstall() implements Step {}
+
   /** Remove the record's first-install mark ({@code restoreReplicas}): the install is done. */
   record ClearRestoreReplicas() implements Step {}
+
+  /**
+   * Record on the Deployment ({@link Keys#REPORTED_EVENTS}) which Events about its lasting state
+   * have been sent: these ids, less those of this plan's Events that could not be sent. The last
+   * step of a plan, only when the set differs from the one recorded.
+   */
+  record MarkReported(List<String> ids) implements Step {}
 
   /**
    * A Kubernetes Event on the Deployment. The key tells transitions apart: the same key is emitted

@@ -14,7 +14,8 @@ import java.util.Optional;
  * @param state what the planner concluded
  * @param stateText {@code state} for people: "up to date", "failed, retrying in 42s", ...
  * @param summary the planner's summary, in full
- * @param retryAt when the operator creates the next Job after a failure (FAILED and COOLDOWN only)
+ * @param retryAt when the operator creates the next Job after a failure (FAILED and COOLDOWN only),
+ *     as it recorded it on the objects; empty while only a lower bound, or nothing, is recorded
  * @param retryIn {@code retryAt} minus now, never negative
  */
 public record StatusRow(

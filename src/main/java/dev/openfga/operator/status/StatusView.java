@@ -5,6 +5,7 @@ import dev.openfga.operator.model.EventReason;
 import dev.openfga.operator.model.FailedCondition;
 import dev.openfga.operator.model.FailureLog;
 import dev.openfga.operator.model.ImageVersion;
+import dev.openfga.operator.model.Keys;
 import dev.openfga.operator.model.MigrationJob;
 import dev.openfga.operator.model.Observation;
 import dev.openfga.operator.model.Plan;
@@ -13,7 +14,6 @@ import dev.openfga.operator.model.Policy;
 import dev.openfga.operator.model.StatusRecord;
 import dev.openfga.operator.model.Step;
 import dev.openfga.operator.model.Timestamps;
-import dev.openfga.operator.model.Timing;
 import dev.openfga.operator.status.StatusRow.EventInfo;
 import dev.openfga.operator.status.StatusRow.JobInfo;
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -41,9 +41,54 @@ public final class StatusView {
 
   /**
    * The planner's decision does not depend on the policy (the flags change the steps and the waits,
-   * never the state), so the defaults give the operator's state whatever its flags are.
+   * never the state), so the defaults give the operator's state whatever its flags are. The times
+   * do depend on it ({@code --retry-cooldown}, {@code --ttl-seconds-after-finished}): they are read
+   * from what the operator recorded ({@link #nextJob}), never planned with the defaults.
    */
   private static final Planner PLANNER = new Planner(Policy.DEFAULTS);
+
+  /**
+   * When the operator creates the next Job after a failure, as far as it recorded it.
+   *
+   * @param at the time: exact, or (with {@code atTheEarliest}) a lower bound
+   * @param atTheEarliest the failed Job's retention is not recorded in full yet (the operator has
+   *     not written it, or the Job has only {@code FailureTarget}: its retention counts from {@code
+   *     Failed}): the next Job comes at {@code at} or later
+   */
+  record NextJob(Optional<Instant> at, boolean atTheEarliest) {
+    static final NextJob UNKNOWN = new NextJob(Optional.empty(), false);
+  }
+
+  /**
+   * From the objects, never from the default timings: COOLDOWN waits for exactly the Deployment's
+   * {@code migration-retry-after}; FAILED replaces the failed Job at the later of its recorded
+   * {@code migration-retry-after} and {@code migration-retain-until} (and of the Deployment's
+   * {@code migration-retry-after}, which wins when later: a person holding the retries). Before the
+   * Job has {@code Failed} and both annotations, only a lower bound is known (the later of whatever
+   * is recorded), or nothing.
+   */
+  static NextJob nextJob(Plan.State state, Deployment d, Optional<Job> job) {
+    Optional<Instant> onDeployment = DeploymentSettings.of(d).retryAfter();
+    if (state == Plan.State.COOLDOWN) {
+      return new NextJob(onDeployment, false);
+    }
+    if (state != Plan.State.FAILED) {
+      return NextJob.UNKNOWN;
+    }
+    Optional<Instant> retry =
+        job.map(j -> annotation(j, Keys.RETRY_AFTER)).flatMap(StatusView::parse);
+    Optional<Instant> retain =
+        job.map(j -> annotation(j, Keys.RETAIN_UNTIL)).flatMap(StatusView::parse);
+    Optional<Instant> latest =
+        java.util.stream.Stream.of(retry, retain, onDeployment)
+            .flatMap(Optional::stream)
+            .max(Comparator.naturalOrder());
+    boolean complete =
+        retry.isPresent()
+            && retain.isPresent()
+            && job.filter(j -> MigrationJob.hasCondition(j, "Failed")).isPresent();
+    return latest.isEmpty() ? NextJob.UNKNOWN : new NextJob(latest, !complete);
+  }
 
   /**
    * What was read for one Deployment.
@@ -96,8 +141,9 @@ public final class StatusView {
   public static Optional<StatusRow> row(Observed o, Instant now) {
     Instant second = now.truncatedTo(ChronoUnit.SECONDS);
     Deployment d = o.deployment();
+    // every Event the state stands for, also those the Deployment lists as sent
     Plan plan =
-        PLANNER.plan(
+        PLANNER.decide(
             new Observation(d, o.statusConfigMap(), o.job(), second)
                 .withPodCreateFailure(
                     o.job()
@@ -114,7 +160,9 @@ public final class StatusView {
     if (plan.state() == Plan.State.IGNORED) {
       return Optional.empty();
     }
-    Optional<Instant> retryAt = Timing.nextJobAt(plan, d, o.job());
+    NextJob next = nextJob(plan.state(), d, o.job());
+    // only a time the operator will keep to is given as such; a lower bound is in the words
+    Optional<Instant> retryAt = next.atTheEarliest() ? Optional.empty() : next.at();
     Optional<Duration> retryIn = retryAt.map(at -> nonNegative(Duration.between(second, at)));
     return Optional.of(
         new StatusRow(
@@ -123,8 +171,8 @@ public final class StatusView {
             desiredVersion(d),
             o.statusConfigMap().flatMap(cm -> migratedVersion(cm, d)),
             plan.state(),
-            stateText(plan, retryIn),
-            plan.summary(),
+            stateText(plan, next, second),
+            summary(plan, next),
             retryAt,
             retryIn,
             o.job().map(j -> job(j, d)),
@@ -154,21 +202,47 @@ public final class StatusView {
         : Optional.empty();
   }
 
-  static String stateText(Plan plan, Optional<Duration> retryIn) {
+  /**
+   * The planner's summary, but a failure's retry time as the operator recorded it: the planner here
+   * plans with the default timings, not the running operator's.
+   */
+  static String summary(Plan plan, NextJob next) {
+    String cut = "; retrying after ";
+    int at = plan.summary().indexOf(cut);
+    if (plan.state() != Plan.State.FAILED || at < 0) {
+      return plan.summary();
+    }
+    return plan.summary().substring(0, at)
+        + next.at()
+            .map(t -> cut + Timestamps.format(t) + (next.atTheEarliest() ? " at the earliest" : ""))
+            .orElse("; the retry time is not recorded yet");
+  }
+
+  static String stateText(Plan plan, NextJob next, Instant now) {
     return switch (plan.state()) {
       case UP_TO_DATE -> "up to date";
       case MIGRATING -> "migrating";
       case SKIPPED -> "skipped: " + plan.summary().replace(": no migration", "");
-      case FAILED, COOLDOWN ->
-          retryIn
-              .map(d -> d.isZero() ? "failed, retrying now" : "failed, retrying in " + human(d))
-              .orElse("failed");
+      case FAILED, COOLDOWN -> failedText(next, now);
       case BLOCKED -> blockedText(plan);
       case WAITING -> before(before(plan.summary(), " (Job"), " on the same database");
       case DOWNGRADED ->
           "rolled back, schema stays at " + between(plan.summary(), "stays at ", " (");
       case IGNORED -> "ignored";
     };
+  }
+
+  private static String failedText(NextJob next, Instant now) {
+    String unknown = "failed, retry time not recorded yet";
+    Optional<Duration> in = next.at().map(at -> nonNegative(Duration.between(now, at)));
+    if (next.atTheEarliest()) {
+      // a lower bound already passed says nothing
+      return in.filter(d -> !d.isZero())
+          .map(d -> "failed, retrying in " + human(d) + " at the earliest")
+          .orElse(unknown);
+    }
+    return in.map(d -> d.isZero() ? "failed, retrying now" : "failed, retrying in " + human(d))
+        .orElse(unknown);
   }
 
   private static String before(String text, String end) {

@@ -16,6 +16,7 @@ import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -418,6 +419,49 @@ class MigrationScenarioTest {
   }
 
   @Test
+  void aSqliteFirstInstallBlockedForItsInitContainerIsScaledOnceFixed() {
+    cluster.create(openfga().name("lite").engine("sqlite").build());
+    startOperator();
+    await()
+        .atMost(WAIT)
+        .until(
+            () -> cluster.configMap("lite-migration-status"),
+            cm -> cm != null && "true".equals(cm.getData().get(Keys.DATA_RESTORE_REPLICAS)));
+    assertThat(cluster.eventReasons("lite")).containsExactly("SqliteMigrationMissing");
+    assertThat(cluster.events("lite").get(0).getMessage()).contains("then scaled to 3 replicas");
+    assertThat(cluster.deployment("lite").getSpec().getReplicas()).isZero();
+
+    // the fix: a new pod template, nothing else
+    cluster
+        .client()
+        .apps()
+        .deployments()
+        .inNamespace(MockCluster.NS)
+        .withName("lite")
+        .edit(
+            d ->
+                new io.fabric8.kubernetes.api.model.apps.DeploymentBuilder(d)
+                    .editSpec()
+                    .editTemplate()
+                    .editSpec()
+                    .addToInitContainers(Fixtures.sqliteMigrate())
+                    .endSpec()
+                    .endTemplate()
+                    .endSpec()
+                    .build());
+
+    await().atMost(WAIT).until(() -> cluster.deployment("lite").getSpec().getReplicas() == 3);
+    await()
+        .atMost(WAIT)
+        .until(
+            () -> cluster.configMap("lite-migration-status").getData(),
+            data -> !data.containsKey(Keys.DATA_RESTORE_REPLICAS));
+    // no version: a later switch to postgres still runs its first migration
+    assertThat(cluster.recordedVersion("lite")).isEmpty();
+    assertThat(cluster.jobs().created()).isEmpty();
+  }
+
+  @Test
   void missingContainerGivesAWarningAndNothingElse() {
     cluster.create(openfga().annotation(Keys.CONTAINER_NAME, "authz").build());
     startOperator();
@@ -485,6 +529,72 @@ class MigrationScenarioTest {
     cluster.jobs().complete(running);
     awaitRecorded("openfga", "v1.9.0");
     assertThat(cluster.jobs().created()).hasSize(1);
+  }
+
+  @Test
+  void aRestartedOperatorSendsNoEventAboutALastingStateItReportedBefore() {
+    // SPEC sections 5 and 8: a sqlite skip, a rollback and a bad annotation are each reported
+    // once; a restart (nothing in memory, the Events gone with their TTL) sends nothing again
+    cluster.jobs().script(j -> Script.SUCCEED);
+    cluster.create(
+        openfga()
+            .name("lite")
+            .engine("sqlite")
+            .initContainer(Fixtures.sqliteMigrate())
+            .replicas(1)
+            .build());
+    cluster.create(openfga().name("rolled").version("v1.9.0").replicas(1).build());
+    cluster.create(
+        openfga()
+            .name("odd")
+            .version("v1.9.0")
+            .annotation(Keys.DESIRED_REPLICAS, "three")
+            .replicas(1)
+            .build());
+    var firstMetrics = new SimpleMeterRegistry();
+    MigrationOperator first =
+        cluster.startOperator(
+            MockCluster.config(Duration.ofSeconds(2), 1), "operator-a", firstMetrics);
+    awaitRecorded("rolled", "v1.9.0");
+    setImage("rolled", "openfga/openfga:v1.8.0");
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                deploymentsIn(firstMetrics, "skipped") == 1
+                    && deploymentsIn(firstMetrics, "downgraded") == 1
+                    && deploymentsIn(firstMetrics, "up_to_date") == 1);
+    assertThat(cluster.eventReasons("lite")).containsExactly("MigrationSkipped");
+    assertThat(cluster.eventReasons("rolled")).contains("MigrationDowngrade");
+    assertThat(cluster.eventReasons("odd")).contains("InvalidConfiguration");
+    first.close();
+    cluster.client().v1().events().inNamespace(MockCluster.NS).delete();
+    int before = cluster.requests().size();
+
+    var secondMetrics = new SimpleMeterRegistry();
+    cluster.startOperator(
+        MockCluster.config(Duration.ofSeconds(2), 1), "operator-b", secondMetrics);
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                deploymentsIn(secondMetrics, "skipped") == 1
+                    && deploymentsIn(secondMetrics, "downgraded") == 1
+                    && deploymentsIn(secondMetrics, "up_to_date") == 1);
+
+    assertThat(cluster.requests().subList(before, cluster.requests().size()))
+        .filteredOn(r -> MockCluster.OPERATOR_AGENT.equals(r.userAgent()))
+        .as("writes of the restarted operator")
+        .extracting(r -> r.method() + " " + r.path())
+        .noneMatch(r -> !r.startsWith("GET "));
+    assertThat(cluster.client().v1().events().inNamespace(MockCluster.NS).list().getItems())
+        .isEmpty();
+  }
+
+  /** The operator's gauge of its Deployments in this state (its reconciles done). */
+  private static double deploymentsIn(SimpleMeterRegistry registry, String state) {
+    var gauge = registry.find("openfga.operator.deployments").tag("state", state).gauge();
+    return gauge == null ? 0 : gauge.value();
   }
 
   /** The test configuration with leader election. */

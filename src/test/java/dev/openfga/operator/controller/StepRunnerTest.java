@@ -5,12 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.openfga.operator.model.DeploymentSettings;
+import dev.openfga.operator.model.EventReason;
 import dev.openfga.operator.model.FailedCondition;
 import dev.openfga.operator.model.Keys;
 import dev.openfga.operator.model.MigrationJob;
 import dev.openfga.operator.model.Observation;
 import dev.openfga.operator.model.Plan;
 import dev.openfga.operator.model.Policy;
+import dev.openfga.operator.model.Reported;
 import dev.openfga.operator.model.StatusRecord;
 import dev.openfga.operator.model.Step;
 import dev.openfga.operator.testing.MockCluster;
@@ -418,5 +420,60 @@ class StepRunnerTest {
     assertThat(cluster.requests().subList(before, cluster.requests().size()))
         .extracting(MockCluster.ApiRequest::method)
         .containsExactly("PATCH", "PATCH", "PATCH", "PATCH");
+  }
+
+  @Test
+  void listsTheSentEventsOnTheDeploymentButNotOneTheApiServerRefused() {
+    cluster.close();
+    cluster = MockCluster.withoutControllers();
+    runner =
+        new StepRunner(
+            cluster.client(), new EventRecorder(cluster.client(), "test"), MigrationMetrics.none());
+    Deployment d = cluster.create(openfga().build());
+    Step.Emit sent = new Step.Emit(EventReason.MigrationDowngrade, "rolled back", "downgrade/a");
+    Step.Emit refused = new Step.Emit(EventReason.InvalidConfiguration, "bad value", "invalid/b");
+    cluster.failNext("POST", "/events", 403, 1);
+    int before = cluster.requests().size();
+
+    runner.run(
+        plan(
+            refused,
+            sent,
+            new Step.MarkReported(List.of(Reported.id(d, refused), Reported.id(d, sent)))),
+        observe(d, null, null));
+
+    // the list through the status subresource: it moves no generation
+    assertThat(cluster.requests().subList(before, cluster.requests().size()))
+        .extracting(r -> r.method() + " " + r.path())
+        .containsExactly(
+            "POST /api/v1/namespaces/openfga/events",
+            "POST /api/v1/namespaces/openfga/events",
+            "PATCH /apis/apps/v1/namespaces/openfga/deployments/openfga/status");
+    // the refused one is sent again by the next pass, which lists it then
+    assertThat(cluster.deployment("openfga").getMetadata().getAnnotations())
+        .containsEntry(Keys.REPORTED_EVENTS, Reported.id(d, sent));
+    assertThat(cluster.events("openfga"))
+        .singleElement()
+        .satisfies(e -> assertThat(e.getMetadata().getName()).endsWith("." + Reported.id(d, sent)));
+  }
+
+  @Test
+  void theListIsWrittenOnlyWhenItChangesAndRemovedWhenEmpty() {
+    cluster.close();
+    cluster = MockCluster.withoutControllers();
+    runner =
+        new StepRunner(
+            cluster.client(), new EventRecorder(cluster.client(), "test"), MigrationMetrics.none());
+    Deployment d =
+        cluster.create(openfga().annotation(Keys.REPORTED_EVENTS, "0123456789abcdef").build());
+    int before = cluster.requests().size();
+
+    runner.run(plan(new Step.MarkReported(List.of("0123456789abcdef"))), observe(d, null, null));
+    assertThat(cluster.requests()).hasSize(before);
+
+    runner.run(plan(new Step.MarkReported(List.of())), observe(d, null, null));
+    assertThat(cluster.deployment("openfga").getMetadata().getAnnotations())
+        .doesNotContainKey(Keys.REPORTED_EVENTS)
+        .containsEntry(Keys.MIGRATION_ENABLED, "true");
   }
 }

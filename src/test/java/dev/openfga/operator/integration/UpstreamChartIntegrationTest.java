@@ -208,11 +208,13 @@ class UpstreamChartIntegrationTest {
 
     assertThat(cluster.recordedVersion("openfga")).isEmpty();
     assertThat(cluster.events("openfga")).isEmpty();
-    // (the fake Deployment controller writes its status; the operator writes nothing)
+    // (the fake Deployment controller writes its status and its revision; the operator writes
+    // nothing)
     Deployment now = cluster.deployment("openfga");
     assertThat(now.getSpec()).isEqualTo(ignored.getSpec());
-    assertThat(now.getMetadata().getAnnotations())
-        .isEqualTo(ignored.getMetadata().getAnnotations());
+    var annotations = new java.util.HashMap<>(now.getMetadata().getAnnotations());
+    assertThat(annotations.remove(Keys.DEPLOYMENT_REVISION)).isEqualTo("1");
+    assertThat(annotations).isEqualTo(ignored.getMetadata().getAnnotations());
     assertThat(cluster.fakeCondition("openfga")).isEmpty();
     // (the fake Job controller runs the hook Job, as a real one would; the operator writes nothing)
     Job after = cluster.job("openfga-migrate");

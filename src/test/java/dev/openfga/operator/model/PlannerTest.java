@@ -13,6 +13,8 @@ import dev.openfga.operator.model.Step.ClearRetryAfter;
 import dev.openfga.operator.model.Step.CreateJob;
 import dev.openfga.operator.model.Step.DeleteJob;
 import dev.openfga.operator.model.Step.Emit;
+import dev.openfga.operator.model.Step.MarkFirstInstall;
+import dev.openfga.operator.model.Step.MarkReported;
 import dev.openfga.operator.model.Step.PatchJob;
 import dev.openfga.operator.model.Step.RepairStatusOwner;
 import dev.openfga.operator.model.Step.Scale;
@@ -35,6 +37,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -257,7 +260,7 @@ class PlannerTest {
       Plan plan = planner.plan(observe(d));
 
       assertThat(plan.state()).isEqualTo(State.BLOCKED);
-      assertThat(kinds(plan)).containsExactly(Emit.class);
+      assertThat(kinds(plan)).containsExactly(Emit.class, MarkReported.class);
       assertThat(event(plan).reason()).isEqualTo(EventReason.ContainerNotFound);
       assertThat(event(plan).reason().warning()).isTrue();
       assertThat(plan.next())
@@ -290,7 +293,7 @@ class PlannerTest {
       Plan plan = planner.plan(observe(d));
 
       assertThat(plan.state()).isEqualTo(State.BLOCKED);
-      assertThat(kinds(plan)).containsExactly(Emit.class);
+      assertThat(kinds(plan)).containsExactly(Emit.class, MarkReported.class);
       assertThat(event(plan).reason()).isEqualTo(EventReason.InvalidConfiguration);
       assertThat(event(plan).message()).contains("\"" + image + "\"").contains("default/openfga");
     }
@@ -328,7 +331,8 @@ class PlannerTest {
       Plan plan = planner.plan(observe(d));
 
       assertThat(plan.state()).isEqualTo(State.MIGRATING);
-      assertThat(kinds(plan)).containsExactly(Emit.class, CreateJob.class, Emit.class);
+      assertThat(kinds(plan))
+          .containsExactly(Emit.class, CreateJob.class, Emit.class, MarkReported.class);
       Emit problem = (Emit) plan.steps().get(0);
       assertThat(problem.reason()).isEqualTo(EventReason.InvalidConfiguration);
       assertThat(problem.message()).contains(Keys.DESIRED_REPLICAS, "three");
@@ -342,7 +346,7 @@ class PlannerTest {
       Plan plan = planner.plan(observe(d));
 
       assertThat(plan.state()).isEqualTo(State.BLOCKED);
-      assertThat(kinds(plan)).containsExactly(Emit.class);
+      assertThat(kinds(plan)).containsExactly(Emit.class, MarkReported.class);
       assertThat(event(plan).reason()).isEqualTo(EventReason.InvalidConfiguration);
       assertThat(event(plan).message()).contains(Keys.MIGRATION_SERVICE_ACCOUNT, "Not_Valid");
       assertThat(plan.next())
@@ -361,7 +365,8 @@ class PlannerTest {
 
       assertThat(plan.state()).isEqualTo(State.MIGRATING);
       assertThat(kinds(plan))
-          .containsExactly(Emit.class, CreateJob.class, ClearRetryAfter.class, Emit.class);
+          .containsExactly(
+              Emit.class, CreateJob.class, ClearRetryAfter.class, Emit.class, MarkReported.class);
       assertThat(((Emit) plan.steps().get(0)).message()).contains(Keys.RETRY_AFTER, "tomorrow");
     }
   }
@@ -409,7 +414,7 @@ class PlannerTest {
       Plan plan = planner.plan(observe(d));
 
       assertThat(plan.state()).isEqualTo(State.SKIPPED);
-      assertThat(kinds(plan)).containsExactly(Emit.class, Scale.class);
+      assertThat(kinds(plan)).containsExactly(Emit.class, Scale.class, MarkReported.class);
       assertThat(event(plan).reason()).isEqualTo(EventReason.MigrationSkipped);
       assertThat(event(plan).reason().warning()).isFalse();
       assertThat(event(plan).message()).contains("sqlite", "migrate-sqlite");
@@ -434,11 +439,205 @@ class PlannerTest {
       Plan plan = planner.plan(observe(d));
 
       assertThat(plan.state()).isEqualTo(State.BLOCKED);
-      assertThat(kinds(plan)).containsExactly(Emit.class);
+      // a first install (created at 0): marked so that the fix still scales it
+      assertThat(kinds(plan))
+          .containsExactly(MarkFirstInstall.class, Emit.class, MarkReported.class);
       assertThat(event(plan).reason()).isEqualTo(EventReason.SqliteMigrationMissing);
       assertThat(event(plan).reason().warning()).isTrue();
       assertThat(event(plan).message())
-          .contains("initContainer", "OpenFGA image", "args [\"migrate\"]", "volume mount");
+          .contains("initContainer", "OpenFGA image", "args [\"migrate\"]", "volume mount")
+          .contains("then scaled to 1 replicas");
+    }
+
+    private final Deployment sqliteWithoutInit =
+        Fixtures.deployment()
+            .env(env("OPENFGA_DATASTORE_ENGINE", "sqlite"))
+            .desiredReplicas(3)
+            .replicas(0)
+            .build();
+
+    /** The same Deployment with its initContainer added (the fix). */
+    private Deployment fixed(Deployment d) {
+      return new DeploymentBuilder(d)
+          .editSpec()
+          .editTemplate()
+          .editSpec()
+          .withInitContainers(Fixtures.sqliteMigrate())
+          .endSpec()
+          .endTemplate()
+          .endSpec()
+          .build();
+    }
+
+    /**
+     * The Deployment as the API server ({@code generation}, one more per change of the spec) and
+     * the Deployment controller ({@code observedGeneration}, and the revision, one more per new pod
+     * template) have it.
+     */
+    private Deployment at(Deployment d, long generation, long revision, long observed) {
+      return new DeploymentBuilder(d)
+          .editMetadata()
+          .withGeneration(generation)
+          .addToAnnotations(Keys.DEPLOYMENT_REVISION, Long.toString(revision))
+          .endMetadata()
+          .editOrNewStatus()
+          .withObservedGeneration(observed)
+          .endStatus()
+          .build();
+    }
+
+    /** The record a blocked sqlite first install leaves: the mark, no version. */
+    private ConfigMap mark(Deployment d) {
+      return new io.fabric8.kubernetes.api.model.ConfigMapBuilder(
+              Fixtures.statusConfigMap(d, "x").build())
+          .withData(Map.of(Keys.DATA_RESTORE_REPLICAS, "true"))
+          .build();
+    }
+
+    @Test
+    void aBlockedSqliteFirstInstallIsMarkedOnce() {
+      Deployment created = at(sqliteWithoutInit, 1, 1, 1);
+
+      Plan first = planner.plan(observe(created));
+      Plan again = planner.plan(observe(created, mark(created), null, NOW.plusSeconds(60)));
+
+      assertThat(kinds(first)).contains(MarkFirstInstall.class);
+      assertThat(first.state()).isEqualTo(State.BLOCKED);
+      assertThat(kinds(again)).doesNotContain(MarkFirstInstall.class);
+      assertThat(event(again).message()).contains("then scaled to 3 replicas");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("notFirstInstalls")
+    void aBlockedSqliteDeploymentThatIsNoFirstInstallIsNotMarked(
+        String why, Deployment d, boolean recorded) {
+      Plan plan = planner.plan(observe(d, recorded ? record(d, "v1.13.0") : null, null, NOW));
+
+      assertThat(plan.state()).isEqualTo(State.BLOCKED);
+      assertThat(kinds(plan)).doesNotContain(MarkFirstInstall.class);
+      assertThat(event(plan).message()).doesNotContain("scaled");
+    }
+
+    static Stream<Arguments> notFirstInstalls() {
+      Deployment base =
+          Fixtures.deployment()
+              .env(env("OPENFGA_DATASTORE_ENGINE", "sqlite"))
+              .desiredReplicas(3)
+              .replicas(0)
+              .build();
+      return Stream.of(
+          Arguments.of(
+              "changed since its creation",
+              new DeploymentBuilder(base).editMetadata().withGeneration(2L).endMetadata().build(),
+              false),
+          Arguments.of(
+              "not at 0",
+              new DeploymentBuilder(base).editSpec().withReplicas(2).endSpec().build(),
+              false),
+          Arguments.of("a version recorded before (a switch from postgres)", base, true));
+    }
+
+    @Test
+    void theFixOfAMarkedFirstInstallRestoresItsReplicas() {
+      // created at 0 (generation 1, revision 1), fixed: one more of each
+      Deployment d = at(fixed(sqliteWithoutInit), 2, 2, 2);
+
+      Plan plan = planner.plan(observe(d, mark(d), null, NOW));
+
+      assertThat(plan.state()).isEqualTo(State.SKIPPED);
+      assertThat(kinds(plan))
+          .containsExactly(Emit.class, Scale.class, ClearRestoreReplicas.class, MarkReported.class);
+      assertThat(only(plan, Scale.class).replicas()).isEqualTo(3);
+    }
+
+    @Test
+    void theFixWaitsForTheDeploymentControllersRevision() {
+      Deployment d = at(fixed(sqliteWithoutInit), 2, 1, 1);
+
+      Plan plan = planner.plan(observe(d, mark(d), null, NOW));
+
+      assertThat(plan.state()).isEqualTo(State.SKIPPED);
+      assertThat(kinds(plan)).doesNotContain(Scale.class, ClearRestoreReplicas.class);
+      assertThat(plan.summary()).contains("waits for the Deployment controller");
+    }
+
+    @Test
+    void aScaleSinceTheMarkLeavesTheReplicasAloneAndEndsTheFirstInstall() {
+      // scaled to 2 and back to 0 while blocked (generations 2 and 3), then fixed (4, revision 2)
+      Deployment d = at(fixed(sqliteWithoutInit), 4, 2, 4);
+
+      Plan plan = planner.plan(observe(d, mark(d), null, NOW));
+
+      assertThat(kinds(plan)).doesNotContain(Scale.class).contains(ClearRestoreReplicas.class);
+    }
+
+    @Test
+    void aScaleUpBeforeTheFixEndsTheFirstInstall() {
+      Deployment d =
+          new DeploymentBuilder(at(fixed(sqliteWithoutInit), 3, 2, 3))
+              .editSpec()
+              .withReplicas(2)
+              .endSpec()
+              .build();
+
+      Plan plan = planner.plan(observe(d, mark(d), null, NOW));
+
+      assertThat(kinds(plan)).doesNotContain(Scale.class).contains(ClearRestoreReplicas.class);
+    }
+
+    @Test
+    void aChangedDeploymentWithoutTheMarkIsNotScaledWhateverItsRevision() {
+      // created with its initContainer at 3 replicas, later set to 0 with a new image in one go
+      Deployment d = at(fixed(sqliteWithoutInit), 2, 2, 2);
+
+      Plan plan = planner.plan(observe(d));
+
+      assertThat(plan.state()).isEqualTo(State.SKIPPED);
+      assertThat(kinds(plan)).doesNotContain(Scale.class);
+    }
+
+    @Test
+    void fromTheBlockToTheFixAndALaterScaleToZero() {
+      Observation blocked = observe(at(sqliteWithoutInit, 1, 1, 1));
+      Observation marked = PlanReplay.apply(blocked, planner.plan(blocked), NOW.plusSeconds(60));
+      Observation atFix =
+          new Observation(
+              at(fixed(marked.deployment()), 2, 2, 2),
+              marked.statusConfigMap(),
+              Optional.empty(),
+              NOW.plusSeconds(120));
+
+      Plan fix = planner.plan(atFix);
+      Observation restored = PlanReplay.apply(atFix, fix, NOW.plusSeconds(180));
+      // a person's scale to 0 later (maintenance): generation 4, revision 2
+      Deployment maintenance =
+          new DeploymentBuilder(at(restored.deployment(), 4, 2, 4))
+              .editSpec()
+              .withReplicas(0)
+              .endSpec()
+              .build();
+
+      assertThat(only(fix, Scale.class).replicas()).isEqualTo(3);
+      assertThat(restored.statusConfigMap().orElseThrow().getData())
+          .doesNotContainKey(Keys.DATA_RESTORE_REPLICAS)
+          .doesNotContainKey(Keys.DATA_VERSION);
+      Plan later =
+          planner.plan(
+              new Observation(
+                  maintenance, restored.statusConfigMap(), Optional.empty(), NOW.plusSeconds(240)));
+      assertThat(later.state()).isEqualTo(State.SKIPPED);
+      assertThat(later.steps()).isEmpty();
+    }
+
+    @Test
+    void aMarkWithoutAVersionDoesNotMakeASwitchToPostgresLookMigrated() {
+      Deployment postgres =
+          at(Fixtures.deployment().desiredReplicas(3).replicas(0).build(), 2, 2, 2);
+
+      Plan plan = planner.plan(observe(postgres, mark(postgres), null, NOW));
+
+      assertThat(plan.state()).isEqualTo(State.MIGRATING);
+      assertThat(kinds(plan)).contains(CreateJob.class);
     }
 
     @ParameterizedTest(name = "ENGINE={0}")
@@ -1930,6 +2129,222 @@ class PlannerTest {
 
       assertThat(kinds(resync)).containsExactly(Emit.class);
       assertThat(resync.next()).isEqualTo(after(200));
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  /**
+   * SPEC section 5, one Event per transition, and section 8, no request at start-up for a converged
+   * Deployment: the Events about a lasting state are listed on the Deployment once sent, so a
+   * restarted operator (nothing in memory) sends none again.
+   */
+  @Nested
+  class ReportedEvents {
+
+    private final Deployment sqlite =
+        Fixtures.deployment()
+            .env(env("OPENFGA_DATASTORE_ENGINE", "sqlite"))
+            .initContainer(Fixtures.sqliteMigrate())
+            .replicas(3)
+            .build();
+
+    private Deployment downgraded() {
+      return Fixtures.deployment().version("v1.13.0").replicas(3).build();
+    }
+
+    private Deployment badReplicas(String value) {
+      return Fixtures.deployment().annotation(Keys.DESIRED_REPLICAS, value).replicas(3).build();
+    }
+
+    /** The plan, then the plan of a restarted operator that sees what the first one wrote. */
+    private Plan afterRestart(Observation o) {
+      Plan first = planner.plan(o);
+      return planner.plan(PlanReplay.apply(o, first, NOW.plusSeconds(3600)));
+    }
+
+    @Test
+    void aSqliteSkipIsListedOnceSentAndNotSentAgainAfterARestart() {
+      Plan first = planner.plan(observe(sqlite));
+
+      assertThat(event(first).reason()).isEqualTo(EventReason.MigrationSkipped);
+      assertThat(only(first, MarkReported.class).ids())
+          .containsExactly(Reported.id(sqlite, event(first)));
+      Plan restarted = afterRestart(observe(sqlite));
+      assertThat(restarted.state()).isEqualTo(State.SKIPPED);
+      assertThat(restarted.steps()).isEmpty();
+    }
+
+    @Test
+    void aDowngradeIsListedOnceSentAndNotSentAgainAfterARestart() {
+      Deployment d = downgraded();
+      Observation o = observe(d, record(d, "v1.14.0"), null, NOW);
+
+      Plan first = planner.plan(o);
+
+      assertThat(first.state()).isEqualTo(State.DOWNGRADED);
+      assertThat(kinds(first)).containsExactly(Emit.class, MarkReported.class);
+      assertThat(event(first).reason()).isEqualTo(EventReason.MigrationDowngrade);
+      assertThat(afterRestart(o).steps()).isEmpty();
+    }
+
+    @Test
+    void anInvalidAnnotationIsListedOnceSentAndNotSentAgainAfterARestart() {
+      Deployment d = badReplicas("three");
+      Observation o = observe(d, record(d, "v1.14.0"), null, NOW);
+
+      Plan first = planner.plan(o);
+
+      assertThat(first.state()).isEqualTo(State.UP_TO_DATE);
+      assertThat(kinds(first)).containsExactly(Emit.class, MarkReported.class);
+      assertThat(event(first).reason()).isEqualTo(EventReason.InvalidConfiguration);
+      Plan restarted = afterRestart(o);
+      assertThat(restarted.state()).isEqualTo(State.UP_TO_DATE);
+      assertThat(restarted.steps()).isEmpty();
+    }
+
+    @Test
+    void aBlockedDeploymentsWarningIsNotSentAgainAfterARestartEither() {
+      Deployment d =
+          Fixtures.deployment()
+              .env(env("OPENFGA_DATASTORE_ENGINE", "sqlite"))
+              .annotation(Keys.CONTAINER_NAME, "server")
+              .build();
+
+      Plan restarted = afterRestart(observe(d));
+
+      assertThat(restarted.state()).isEqualTo(State.BLOCKED);
+      assertThat(restarted.steps()).isEmpty();
+      assertThat(restarted.next()).isInstanceOf(Next.Blocked.class);
+    }
+
+    @Test
+    void theListedIdIsTheEndOfTheEventsName() {
+      Emit skipped = event(planner.plan(observe(sqlite)));
+
+      // as EventRecorder names it: the Deployment's uid, the reason and the key
+      assertThat(
+              Names.event(
+                  Fixtures.NAME,
+                  Fixtures.UID + "/" + skipped.reason().name() + "/" + skipped.key()))
+          .isEqualTo(Fixtures.NAME + "." + Reported.id(sqlite, skipped));
+    }
+
+    @Test
+    void aNewProblemIsSentAloneAndListedWithTheOnesSentBefore() {
+      Deployment d = badReplicas("three");
+      Observation o = observe(d, record(d, "v1.14.0"), null, NOW);
+      Observation reported = PlanReplay.apply(o, planner.plan(o), NOW);
+      String before = Reported.recorded(reported.deployment()).iterator().next();
+      Deployment worse =
+          new DeploymentBuilder(reported.deployment())
+              .editMetadata()
+              .addToAnnotations(Keys.MIGRATE_REQUESTED_AT, "yesterday")
+              .endMetadata()
+              .build();
+
+      Plan plan = planner.plan(observe(worse, record(d, "v1.14.0"), null, NOW));
+
+      assertThat(kinds(plan)).containsExactly(Emit.class, MarkReported.class);
+      assertThat(event(plan).message()).contains(Keys.MIGRATE_REQUESTED_AT, "yesterday");
+      assertThat(only(plan, MarkReported.class).ids())
+          .containsExactlyInAnyOrder(before, Reported.id(worse, event(plan)));
+    }
+
+    @Test
+    void aFixedProblemLeavesTheListSoTheSameProblemLaterIsSentAgain() {
+      Deployment d = badReplicas("three");
+      Observation o = observe(d, record(d, "v1.14.0"), null, NOW);
+      Deployment reported = PlanReplay.apply(o, planner.plan(o), NOW).deployment();
+      Deployment fixed =
+          new DeploymentBuilder(reported)
+              .editMetadata()
+              .addToAnnotations(Keys.DESIRED_REPLICAS, "3")
+              .endMetadata()
+              .build();
+
+      Observation atFix = observe(fixed, record(d, "v1.14.0"), null, NOW);
+      Plan fix = planner.plan(atFix);
+
+      assertThat(fix.steps()).containsExactly(new MarkReported(List.of()));
+      Deployment broken =
+          new DeploymentBuilder(PlanReplay.apply(atFix, fix, NOW).deployment())
+              .editMetadata()
+              .addToAnnotations(Keys.DESIRED_REPLICAS, "three")
+              .endMetadata()
+              .build();
+      assertThat(Reported.recorded(broken)).isEmpty();
+      Plan again = planner.plan(observe(broken, record(d, "v1.14.0"), null, NOW));
+      assertThat(event(again).reason()).isEqualTo(EventReason.InvalidConfiguration);
+    }
+
+    @Test
+    void aConvergedDeploymentWithNothingToReportWritesNothing() {
+      Deployment d = Fixtures.deployment().replicas(3).build();
+
+      Plan plan = planner.plan(observe(d, record(d, "v1.14.0"), null, NOW));
+
+      assertThat(plan.state()).isEqualTo(State.UP_TO_DATE);
+      assertThat(plan.steps()).isEmpty();
+    }
+
+    @Test
+    void eventsOfOneTransitionAreNeverListed() {
+      Plan plan = planner.plan(observe(Fixtures.deployment().build()));
+
+      assertThat(kinds(plan)).containsExactly(CreateJob.class, Emit.class);
+      assertThat(event(plan).reason()).isEqualTo(EventReason.MigrationStarted);
+    }
+
+    @Test
+    void anUpgradeAfterARollbackCreatesTheJobFirstAndEmptiesTheListAfterIt() {
+      Deployment d = downgraded();
+      Observation o = observe(d, record(d, "v1.14.0"), null, NOW);
+      Deployment reported = PlanReplay.apply(o, planner.plan(o), NOW).deployment();
+      Deployment upgraded =
+          new DeploymentBuilder(reported)
+              .editSpec()
+              .editTemplate()
+              .editSpec()
+              .editFirstContainer()
+              .withImage("openfga/openfga:v1.15.0")
+              .endContainer()
+              .endSpec()
+              .endTemplate()
+              .endSpec()
+              .build();
+
+      Plan plan = planner.plan(observe(upgraded, record(d, "v1.14.0"), null, NOW));
+
+      // SPEC section 8: nothing before the Job create
+      assertThat(kinds(plan)).containsExactly(CreateJob.class, Emit.class, MarkReported.class);
+      assertThat(only(plan, MarkReported.class).ids()).isEmpty();
+    }
+
+    @Test
+    void aDeploymentTheOperatorIgnoresKeepsItsListUntouched() {
+      Deployment d = downgraded();
+      Observation o = observe(d, record(d, "v1.14.0"), null, NOW);
+      Deployment optedOut =
+          new DeploymentBuilder(PlanReplay.apply(o, planner.plan(o), NOW).deployment())
+              .editMetadata()
+              .addToAnnotations(Keys.MIGRATION_ENABLED, "false")
+              .endMetadata()
+              .build();
+
+      Plan plan = planner.plan(observe(optedOut));
+
+      assertThat(plan.state()).isEqualTo(State.IGNORED);
+      assertThat(plan.steps()).isEmpty();
+    }
+
+    @Test
+    void theDecisionKeepsEveryEventForTheStatusView() {
+      Deployment d = downgraded();
+      Observation o = observe(d, record(d, "v1.14.0"), null, NOW);
+      Observation restarted = PlanReplay.apply(o, planner.plan(o), NOW);
+
+      assertThat(kinds(planner.decide(restarted))).containsExactly(Emit.class);
     }
   }
 }

@@ -33,7 +33,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * SPEC section 9 on the real cluster, with the real {@code openfga migrate} and PostgreSQL: split
  * credentials, one migration per database (across an operator restart, and while a pod whose Job
  * was deleted by someone else, or by the garbage collector, still runs), a database proxy as a
- * native sidecar, a rollback, and re-runs on demand. One operator under the chart's RBAC.
+ * native sidecar, a rollback (its Warning not sent again by a restarted operator), and re-runs on
+ * demand; and a sqlite first install scaled once its migrate initContainer is added (ADR 0004). One
+ * operator under the chart's RBAC.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class MigrationSafetyIT {
@@ -347,6 +349,22 @@ class MigrationSafetyIT {
     assertThat(cluster.postgres().schemaRevision(db)).isEqualTo(6);
     assertThat(OperatorInstall.status(cluster.plane(), "-n", ns()))
         .contains("rolled back, schema stays at " + Binaries.NEW_OPENFGA);
+
+    // SPEC sections 5 and 8: the Warning is listed on the Deployment, so a restarted operator
+    // does not send it again (deleted here, as the Event's TTL would)
+    Event downgrade = openfga.events("MigrationDowngrade").get(0);
+    assertThat(downgrade.getMetadata().getName())
+        .isEqualTo(openfga.name() + "." + openfga.annotation(Keys.REPORTED_EVENTS));
+    operator.kill();
+    cluster.client().resource(downgrade).delete();
+    operator = cluster.startOperator(install, "operator-rollback");
+    // a new problem: the restarted operator's look at the Deployment shows in the list
+    openfga.annotate(Keys.DESIRED_REPLICAS, "lots");
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(() -> assertThat(openfga.annotation(Keys.REPORTED_EVENTS)).contains(","));
+    assertThat(openfga.events("InvalidConfiguration")).hasSize(1);
+    assertThat(openfga.events("MigrationDowngrade")).isEmpty();
   }
 
   @Test
@@ -521,5 +539,64 @@ class MigrationSafetyIT {
         .untilAsserted(() -> assertThat(d.recordedVersion()).isEqualTo(Binaries.NEW_OPENFGA));
     assertThat(postgres.schemaRevision(db)).isEqualTo(6);
     assertOneAtATime(runs(c, d));
+  }
+
+  @Test
+  @Order(8)
+  void aSqliteFirstInstallBlockedForItsInitContainerIsScaledOnceFixed() {
+    OpenFgaView lite =
+        cluster.deploy(
+            UpstreamOpenFga.fixture(ns(), "lite", Binaries.NEW_OPENFGA, 0, 2).engine("sqlite"),
+            "file:/var/lib/openfga/openfga.db");
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () -> assertThat(data(lite)).containsEntry(Keys.DATA_RESTORE_REPLICAS, "true"));
+    assertThat(lite.events("SqliteMigrationMissing"))
+        .singleElement()
+        .satisfies(e -> assertThat(e.getMessage()).contains("then scaled to 2 replicas"));
+
+    // the fix, a new pod template: the real Deployment controller makes it revision 2
+    cluster
+        .client()
+        .apps()
+        .deployments()
+        .inNamespace(ns())
+        .withName(lite.name())
+        .patch(
+            io.fabric8.kubernetes.client.dsl.base.PatchContext.of(
+                io.fabric8.kubernetes.client.dsl.base.PatchType.JSON),
+            Serialization.asJson(
+                List.of(
+                    Map.of(
+                        "op",
+                        "add",
+                        "path",
+                        "/spec/template/spec/initContainers",
+                        "value",
+                        List.of(dev.openfga.operator.testing.Fixtures.sqliteMigrate())))));
+
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(() -> assertThat(lite.replicas()).isEqualTo(2));
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () ->
+                assertThat(data(lite))
+                    .doesNotContainKeys(Keys.DATA_RESTORE_REPLICAS, Keys.DATA_VERSION));
+    // the list, written last (after the scale), names the one Event of the state now
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () ->
+                assertThat(lite.events("MigrationSkipped"))
+                    .singleElement()
+                    .satisfies(
+                        e ->
+                            assertThat(e.getMetadata().getName())
+                                .isEqualTo(
+                                    lite.name() + "." + lite.annotation(Keys.REPORTED_EVENTS))));
+    assertThat(cluster.kubelet().migrateRuns(ns(), lite.jobName())).isEmpty();
   }
 }

@@ -222,14 +222,62 @@ class StatusViewTest {
   }
 
   @Test
-  void failedBeforeTheOperatorRecordedTheRetryOnTheJob() {
-    // the Job's retention is not written yet: the status says what the operator is about to write
-    // (kept 300 s after its failure, past the 60 s cooldown), not the cooldown alone
-    Deployment d = Fixtures.deployment().retryAfter(NOW.plusSeconds(60)).build();
-    StatusRow recordedOnDeployment =
-        row(d, recorded(d, OLD), Fixtures.job(d, NEW).failed(NOW).build());
-    assertThat(recordedOnDeployment.stateText()).isEqualTo("failed, retrying in 5m");
-    assertThat(recordedOnDeployment.retryAt()).contains(NOW.plusSeconds(300));
+  void failedShowsTheRetryTheOperatorRecordedWhateverItsTimings() {
+    // an operator run with --ttl-seconds-after-finished=5 --retry-cooldown=10s: the Job failed a
+    // second ago and is replaced 9 s from now, not after the default 5 minutes of diagnostics
+    Instant failedAt = NOW.minusSeconds(1);
+    Deployment d =
+        Fixtures.deployment().failedCondition(NEW).retryAfter(failedAt.plusSeconds(10)).build();
+    Job failed =
+        Fixtures.job(d, NEW)
+            .failed(failedAt)
+            .retention(failedAt.plusSeconds(10), failedAt.plusSeconds(10))
+            .ttl(310)
+            .build();
+
+    StatusRow row = row(d, recorded(d, OLD), failed);
+
+    assertThat(row.state()).isEqualTo(State.FAILED);
+    assertThat(row.stateText()).isEqualTo("failed, retrying in 9s");
+    assertThat(row.retryAt()).contains(NOW.plusSeconds(9));
+    assertThat(row.summary())
+        .isEqualTo(
+            "migration to "
+                + NEW
+                + " failed; retrying after "
+                + Timestamps.format(NOW.plusSeconds(9)));
+  }
+
+  @Test
+  void aLaterRetryAfterSetOnTheDeploymentWins() {
+    // a person holds the retries: the operator copies the later time onto the Job and waits
+    Deployment d =
+        Fixtures.deployment().failedCondition(NEW).retryAfter(NOW.plusSeconds(3600)).build();
+    Job failed =
+        Fixtures.job(d, NEW)
+            .failed(NOW.minusSeconds(1))
+            .retention(NOW.plusSeconds(9), NOW.plusSeconds(9))
+            .ttl(310)
+            .build();
+
+    StatusRow row = row(d, recorded(d, OLD), failed);
+
+    assertThat(row.stateText()).isEqualTo("failed, retrying in 60m");
+    assertThat(row.retryAt()).contains(NOW.plusSeconds(3600));
+  }
+
+  @Test
+  void failedBeforeTheOperatorRecordedTheRetentionOnTheJobSaysOnlyWhatIsKnown() {
+    // the Deployment's retry-after is written, the Job's retention not yet: the next Job comes
+    // then at the earliest (the retention, which depends on the operator's flags, may be later)
+    Deployment d = Fixtures.deployment().retryAfter(NOW.plusSeconds(10)).build();
+    StatusRow lowerBound = row(d, recorded(d, OLD), Fixtures.job(d, NEW).failed(NOW).build());
+    assertThat(lowerBound.state()).isEqualTo(State.FAILED);
+    assertThat(lowerBound.stateText()).isEqualTo("failed, retrying in 10s at the earliest");
+    assertThat(lowerBound.retryAt()).isEmpty();
+    assertThat(lowerBound.summary())
+        .endsWith(
+            "; retrying after " + Timestamps.format(NOW.plusSeconds(10)) + " at the earliest");
 
     Deployment nothingYet = Fixtures.deployment().build();
     StatusRow unknown =
@@ -238,7 +286,31 @@ class StatusViewTest {
             recorded(nothingYet, OLD),
             Fixtures.job(nothingYet, NEW).failed(NOW).build());
     assertThat(unknown.state()).isEqualTo(State.FAILED);
-    assertThat(unknown.retryAt()).contains(NOW.plusSeconds(300));
+    assertThat(unknown.stateText()).isEqualTo("failed, retry time not recorded yet");
+    assertThat(unknown.retryAt()).isEmpty();
+    assertThat(unknown.retryIn()).isEmpty();
+    assertThat(unknown.summary())
+        .isEqualTo("migration to " + NEW + " failed; the retry time is not recorded yet");
+  }
+
+  @Test
+  void aJobWithOnlyFailureTargetHasAProvisionalRetentionSoOnlyALowerBound() {
+    // its diagnostics window starts when Failed arrives: the retention may still grow
+    Deployment d =
+        Fixtures.deployment().failedCondition(NEW).retryAfter(NOW.plusSeconds(10)).build();
+    Job failing =
+        Fixtures.job(d, NEW)
+            .failureTarget(NOW)
+            .retention(NOW.plusSeconds(10), NOW.plusSeconds(10))
+            .ttl(310)
+            .build();
+
+    StatusRow row = row(d, recorded(d, OLD), failing);
+
+    assertThat(row.state()).isEqualTo(State.FAILED);
+    assertThat(row.stateText()).isEqualTo("failed, retrying in 10s at the earliest");
+    assertThat(row.retryAt()).isEmpty();
+    assertThat(row.job().orElseThrow().status()).isEqualTo("failing");
   }
 
   @Test

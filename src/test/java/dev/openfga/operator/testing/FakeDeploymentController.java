@@ -16,6 +16,7 @@ import io.fabric8.kubernetes.client.utils.Serialization;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -24,12 +25,16 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
 /**
- * Plays the Kubernetes Deployment controller on the mock API server: keeps {@code status}
- * (replicas, its own {@code Available} condition) in step with {@code spec.replicas}, writing with
- * a resourceVersion-guarded patch like a real controller's update, and keeping every condition it
+ * Plays the Kubernetes Deployment controller on the mock API server: numbers the pod templates in
+ * the annotation {@code deployment.kubernetes.io/revision}, and keeps {@code status} (the observed
+ * generation, replicas, its own {@code Available} condition) in step with the spec, writing with a
+ * resourceVersion-guarded patch like a real controller's update, and keeping every condition it
  * does not own — such as the operator's {@code MigrationFailed}.
  */
 public final class FakeDeploymentController implements AutoCloseable {
+  /** The Deployment controller's annotation: the revision of the newest pod template. */
+  private static final String REVISION = Keys.DEPLOYMENT_REVISION;
+
   private final KubernetesClient client;
   private final ExecutorService worker = Executors.newSingleThreadExecutor();
   private final SharedIndexInformer<Deployment> informer;
@@ -61,17 +66,77 @@ public final class FakeDeploymentController implements AutoCloseable {
                 });
   }
 
+  /** The pod template each Deployment (namespace/name/uid) last had, and its revision. */
+  private final Map<String, String> templates = new HashMap<>();
+
+  private final Map<String, Long> revisions = new HashMap<>();
+
+  /**
+   * The revision of the Deployment's pod template, as the Deployment controller numbers it: 1 for
+   * the first, one more for each new one it sees (two changes between two looks count once).
+   */
+  private long revision(Deployment d) {
+    String key =
+        d.getMetadata().getNamespace()
+            + "/"
+            + d.getMetadata().getName()
+            + "/"
+            + d.getMetadata().getUid();
+    String template = Serialization.asJson(d.getSpec().getTemplate());
+    if (!template.equals(templates.get(key))) {
+      templates.put(key, template);
+      revisions.merge(key, 1L, Long::sum);
+    }
+    return revisions.get(key);
+  }
+
   private void sync(String ns, String name) {
     for (int attempt = 0; attempt < 5; attempt++) {
       Deployment d = client.apps().deployments().inNamespace(ns).withName(name).get();
       if (d == null) {
         return;
       }
+      // the revision annotation first, then the status that says the generation was observed
+      String revision = Long.toString(revision(d));
+      Map<String, String> annotations = d.getMetadata().getAnnotations();
+      if (annotations == null || !revision.equals(annotations.get(REVISION))) {
+        try {
+          client
+              .apps()
+              .deployments()
+              .inNamespace(ns)
+              .withName(name)
+              .patch(
+                  PatchContext.of(PatchType.JSON),
+                  Serialization.asJson(
+                      List.of(
+                          guard(d),
+                          annotations == null
+                              ? Map.of(
+                                  "op",
+                                  "add",
+                                  "path",
+                                  "/metadata/annotations",
+                                  "value",
+                                  Map.of(REVISION, revision))
+                              : Map.of(
+                                  "op",
+                                  "add",
+                                  "path",
+                                  "/metadata/annotations/deployment.kubernetes.io~1revision",
+                                  "value",
+                                  revision))));
+        } catch (KubernetesClientException conflict) {
+          // someone wrote in between: read again, as a real controller would
+        }
+        continue;
+      }
       int replicas = d.getSpec().getReplicas() == null ? 1 : d.getSpec().getReplicas();
       DeploymentStatus status = d.getStatus() == null ? new DeploymentStatus() : d.getStatus();
       String available = replicas > 0 ? "True" : "False";
       Optional<DeploymentCondition> own = find(status.getConditions(), "Available");
       if (Objects.equals(status.getReplicas(), replicas)
+          && Objects.equals(status.getObservedGeneration(), d.getMetadata().getGeneration())
           && own.isPresent()
           && available.equals(own.get().getStatus())) {
         return;
@@ -100,18 +165,7 @@ public final class FakeDeploymentController implements AutoCloseable {
               .build();
       String patch =
           Serialization.asJson(
-              List.of(
-                  // a guard as the operator's patches have one: the mock API server answers a
-                  // stale resourceVersion with 409, but a failed "test" op with no answer at all
-                  // (the client then resends the same stale patch until its retries run out)
-                  Map.of(
-                      "op",
-                      "replace",
-                      "path",
-                      "/metadata/resourceVersion",
-                      "value",
-                      d.getMetadata().getResourceVersion()),
-                  Map.of("op", "add", "path", "/status", "value", next)));
+              List.of(guard(d), Map.of("op", "add", "path", "/status", "value", next)));
       try {
         client
             .apps()
@@ -125,6 +179,21 @@ public final class FakeDeploymentController implements AutoCloseable {
         // someone wrote in between: read again, as a real controller would
       }
     }
+  }
+
+  /**
+   * A guard as the operator's patches have one: the mock API server answers a stale resourceVersion
+   * with 409, but a failed "test" op with no answer at all (the client then resends the same stale
+   * patch until its retries run out).
+   */
+  private static Map<String, Object> guard(Deployment d) {
+    return Map.of(
+        "op",
+        "replace",
+        "path",
+        "/metadata/resourceVersion",
+        "value",
+        d.getMetadata().getResourceVersion());
   }
 
   private static Optional<DeploymentCondition> find(

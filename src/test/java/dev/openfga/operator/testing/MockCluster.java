@@ -196,6 +196,42 @@ public final class MockCluster implements AutoCloseable {
                     .withVerbs("get", "list", "watch", "create", "update", "patch")
                     .build());
 
+    /** A Deployment's status subresource (the path without the query). */
+    private static final Pattern DEPLOYMENT_STATUS =
+        Pattern.compile("(/apis/apps/v1/namespaces/[^/]+/deployments/[^/?]+)/status(\\?.*)?");
+
+    /**
+     * As the API server, a Deployment's status subresource takes changes of its annotations too
+     * (the Deployment controller writes its revision annotation so, without moving the generation);
+     * the mock would drop them. A JSON patch there that changes only metadata goes to the
+     * Deployment itself, which in the mock moves no generation either.
+     */
+    @Override
+    public MockResponse handlePatch(RecordedRequest request) {
+      Matcher status = DEPLOYMENT_STATUS.matcher(request.getPath());
+      if (!status.matches()) {
+        return super.handlePatch(request);
+      }
+      String body = request.getUtf8Body();
+      String path = request.getPath();
+      if (body.trim().startsWith("[")
+          && Serialization.unmarshal(body, List.class).stream()
+              .allMatch(
+                  op ->
+                      op instanceof Map<?, ?> m
+                          && String.valueOf(m.get("path")).startsWith("/metadata/"))) {
+        path = status.group(1) + (status.group(2) == null ? "" : status.group(2));
+      }
+      return super.handlePatch(
+          new RecordedRequest(
+              request.getHttpVersion(),
+              request.method(),
+              path,
+              request.getHeaders(),
+              new io.fabric8.mockwebserver.http.Buffer(
+                  body.getBytes(java.nio.charset.StandardCharsets.UTF_8))));
+    }
+
     @Override
     public MockResponse handleCreate(RecordedRequest request) {
       if (request.getPath().contains("/selfsubjectrulesreviews")) {

@@ -43,6 +43,12 @@ public final class PlanReplay {
         deployment = annotate(deployment, Keys.RETRY_AFTER, Timestamps.format(s.at()));
       } else if (step instanceof Step.ClearRetryAfter) {
         deployment = annotate(deployment, Keys.RETRY_AFTER, null);
+      } else if (step instanceof Step.MarkReported s) {
+        deployment =
+            annotate(
+                deployment,
+                Keys.REPORTED_EVENTS,
+                s.ids().isEmpty() ? null : String.join(",", s.ids()));
       } else if (step instanceof Step.Scale s) {
         deployment =
             new DeploymentBuilder(deployment)
@@ -60,6 +66,12 @@ public final class PlanReplay {
                                 .withData(new LinkedHashMap<>(s.data()))
                                 .build())
                     .orElseGet(() -> StatusRecord.build(o.deployment(), s.data())));
+      } else if (step instanceof Step.MarkFirstInstall) {
+        configMap =
+            Optional.of(
+                StatusRecord.build(
+                    o.deployment(),
+                    new LinkedHashMap<>(Map.of(Keys.DATA_RESTORE_REPLICAS, "true"))));
       } else if (step instanceof Step.ClearRestoreReplicas) {
         configMap =
             configMap.map(
