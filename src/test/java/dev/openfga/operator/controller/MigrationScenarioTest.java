@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.openfga.operator.model.Keys;
+import dev.openfga.operator.testing.Edits;
 import dev.openfga.operator.testing.FakeJobController;
 import dev.openfga.operator.testing.FakeJobController.Script;
 import dev.openfga.operator.testing.Fixtures;
@@ -432,23 +433,9 @@ class MigrationScenarioTest {
     assertThat(cluster.deployment("lite").getSpec().getReplicas()).isZero();
 
     // the fix: a new pod template, nothing else
-    cluster
-        .client()
-        .apps()
-        .deployments()
-        .inNamespace(MockCluster.NS)
-        .withName("lite")
-        .edit(
-            d ->
-                new io.fabric8.kubernetes.api.model.apps.DeploymentBuilder(d)
-                    .editSpec()
-                    .editTemplate()
-                    .editSpec()
-                    .addToInitContainers(Fixtures.sqliteMigrate())
-                    .endSpec()
-                    .endTemplate()
-                    .endSpec()
-                    .build());
+    Edits.edit(
+        cluster.client().apps().deployments().inNamespace(MockCluster.NS).withName("lite"),
+        d -> d.getSpec().getTemplate().getSpec().getInitContainers().add(Fixtures.sqliteMigrate()));
 
     await().atMost(WAIT).until(() -> cluster.deployment("lite").getSpec().getReplicas() == 3);
     await()

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.openfga.operator.config.OperatorConfig;
 import dev.openfga.operator.model.Timestamps;
+import dev.openfga.operator.testing.Edits;
 import dev.openfga.operator.testing.FakeOpenFga;
 import dev.openfga.operator.testing.InMemoryOpenFga;
 import dev.openfga.operator.testing.MockCluster;
@@ -173,16 +174,9 @@ class StoreClaimScenarioTest {
 
     // nor does pinning the id take it
     String id = won.getStatus().getStoreId();
-    cluster
-        .client()
-        .resources(FGAStore.class)
-        .inNamespace(loser)
-        .withName("app")
-        .edit(
-            s -> {
-              s.getSpec().setStoreId(id);
-              return s;
-            });
+    Edits.edit(
+        cluster.client().resources(FGAStore.class).inNamespace(loser).withName("app"),
+        s -> s.getSpec().setStoreId(id));
     Condition pinned =
         await()
             .atMost(WAIT)
@@ -195,16 +189,9 @@ class StoreClaimScenarioTest {
     // the owner gone (Retain keeps the store), the other namespace may take it over
     cluster.client().resources(FGAStore.class).inNamespace(winner).withName("app").delete();
     await().atMost(WAIT).until(() -> get(winner) == null);
-    cluster
-        .client()
-        .resources(FGAStore.class)
-        .inNamespace(loser)
-        .withName("app")
-        .edit(
-            s -> {
-              s.getMetadata().setAnnotations(Map.of("touched", "1"));
-              return s;
-            });
+    Edits.edit(
+        cluster.client().resources(FGAStore.class).inNamespace(loser).withName("app"),
+        s -> s.getMetadata().setAnnotations(Map.of("touched", "1")));
     FGAStore adopted =
         await().atMost(WAIT).until(() -> get(loser), s -> StorePlanner.READY.equals(reason(s)));
     assertThat(adopted.getStatus().getStoreId()).isEqualTo(id);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.sun.net.httpserver.HttpServer;
+import dev.openfga.operator.testing.Edits;
 import dev.openfga.operator.testing.FakeOpenFga;
 import dev.openfga.operator.testing.InMemoryOpenFga;
 import dev.openfga.operator.testing.MockCluster;
@@ -166,13 +167,9 @@ class StoreScenarioTest {
         Boolean.TRUE.equals(first.getStatus().getCreatedByOperator()) ? "first" : "second";
     String other = creator.equals("first") ? "second" : "first";
     var stores = cluster.client().resources(FGAStore.class).inNamespace(MockCluster.NS);
-    stores
-        .withName(creator)
-        .edit(
-            s -> {
-              s.getSpec().setDeletionPolicy(FGAStore.DeletionPolicy.Delete);
-              return s;
-            });
+    Edits.edit(
+        stores.withName(creator),
+        s -> s.getSpec().setDeletionPolicy(FGAStore.DeletionPolicy.Delete));
     stores.withName(creator).delete();
     await().atMost(WAIT).until(() -> TestStores.get(cluster, creator) == null);
     assertThat(this.stores).containsOnlyKeys(id);

@@ -1,5 +1,6 @@
 package dev.openfga.operator.fga;
 
+import dev.openfga.operator.testing.Edits;
 import dev.openfga.operator.testing.MockCluster;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 
@@ -61,32 +62,18 @@ final class TestStores {
         .get();
   }
 
-  /** Changes the FGAStore {@code name} on the API server. */
+  /** Changes the FGAStore {@code name} on the API server (again after a 409). */
   static void edit(MockCluster cluster, String name, java.util.function.Consumer<FGAStore> change) {
-    cluster
-        .client()
-        .resources(FGAStore.class)
-        .inNamespace(MockCluster.NS)
-        .withName(name)
-        .edit(
-            s -> {
-              change.accept(s);
-              return s;
-            });
+    Edits.edit(
+        cluster.client().resources(FGAStore.class).inNamespace(MockCluster.NS).withName(name),
+        change);
   }
 
-  /** Changes the FGAModel {@code name} on the API server. */
+  /** Changes the FGAModel {@code name} on the API server (again after a 409). */
   static void editModel(
       MockCluster cluster, String name, java.util.function.Consumer<FGAModel> change) {
-    cluster
-        .client()
-        .resources(FGAModel.class)
-        .inNamespace(MockCluster.NS)
-        .withName(name)
-        .edit(
-            m -> {
-              change.accept(m);
-              return m;
-            });
+    Edits.edit(
+        cluster.client().resources(FGAModel.class).inNamespace(MockCluster.NS).withName(name),
+        change);
   }
 }

@@ -9,6 +9,7 @@ import dev.openfga.operator.fga.FGAStore;
 import dev.openfga.operator.fga.FgaApi;
 import dev.openfga.operator.fga.ModelJson;
 import dev.openfga.operator.fga.ModelTests;
+import dev.openfga.operator.testing.Edits;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
@@ -154,23 +155,8 @@ class ModelIT {
   }
 
   private static void edit(String name, UnaryOperator<FGAModel.Spec> change) {
-    for (int attempt = 0; ; attempt++) {
-      try {
-        models()
-            .inNamespace(cluster.namespace())
-            .withName(name)
-            .edit(
-                m -> {
-                  change.apply(m.getSpec());
-                  return m;
-                });
-        return;
-      } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
-        if (e.getCode() != 409 || attempt > 10) {
-          throw e;
-        }
-      }
-    }
+    Edits.edit(
+        models().inNamespace(cluster.namespace()).withName(name), m -> change.apply(m.getSpec()));
   }
 
   private static Condition condition(String name, String type) {

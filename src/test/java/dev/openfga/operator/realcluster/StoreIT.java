@@ -9,6 +9,7 @@ import dev.openfga.operator.fga.Credentials;
 import dev.openfga.operator.fga.FGAModel;
 import dev.openfga.operator.fga.FGAStore;
 import dev.openfga.operator.fga.FgaApi;
+import dev.openfga.operator.testing.Edits;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
@@ -198,14 +199,9 @@ class StoreIT {
         .isEqualTo("it-created");
     assertThat(events("created", "StoreCreated")).hasSize(1);
     // looked at again (an annotation: a new event) it writes nothing and creates nothing
-    stores()
-        .inNamespace(cluster.namespace())
-        .withName("created")
-        .edit(
-            s -> {
-              s.getMetadata().setAnnotations(Map.of("touch", "1"));
-              return s;
-            });
+    Edits.edit(
+        stores().inNamespace(cluster.namespace()).withName("created"),
+        s -> s.getMetadata().setAnnotations(Map.of("touch", "1")));
     // a negative assertion: time enough to write or create something
     ControlPlane.sleep(Duration.ofSeconds(3));
     assertThat(named("it-created")).isEqualTo(1);
@@ -236,14 +232,9 @@ class StoreIT {
     assertThat(events("dup", "AmbiguousStoreName")).hasSize(1);
     assertThat(named("it-dup")).isEqualTo(2);
 
-    stores()
-        .inNamespace(cluster.namespace())
-        .withName("dup")
-        .edit(
-            s -> {
-              s.getSpec().setStoreId(first.id());
-              return s;
-            });
+    Edits.edit(
+        stores().inNamespace(cluster.namespace()).withName("dup"),
+        s -> s.getSpec().setStoreId(first.id()));
     assertThat(awaitReason("dup", "StoreReady").getStatus().getStoreId()).isEqualTo(first.id());
     assertThat(named("it-dup")).isEqualTo(2);
   }
@@ -254,14 +245,9 @@ class StoreIT {
     apply("vanishing", "it-vanishing", null, null);
     String id = awaitReason("vanishing", "StoreReady").getStatus().getStoreId();
     fga.deleteStore(id);
-    stores()
-        .inNamespace(cluster.namespace())
-        .withName("vanishing")
-        .edit(
-            s -> {
-              s.getMetadata().setAnnotations(Map.of("touch", "1"));
-              return s;
-            });
+    Edits.edit(
+        stores().inNamespace(cluster.namespace()).withName("vanishing"),
+        s -> s.getMetadata().setAnnotations(Map.of("touch", "1")));
     Condition ready = ready(awaitReason("vanishing", "StoreMissing"));
     assertThat(ready.getMessage()).contains(id).contains("not re-created");
     assertThat(events("vanishing", "StoreMissing")).hasSize(1);
@@ -465,26 +451,8 @@ class StoreIT {
    * the status meanwhile: a 409 is that race, not the answer, and is tried again.
    */
   private static Throwable editRetrying(String name, java.util.function.Consumer<FGAStore> change) {
-    Throwable refused = null;
-    for (int attempt = 0; attempt < 10; attempt++) {
-      refused =
-          org.assertj.core.api.Assertions.catchThrowable(
-              () ->
-                  stores()
-                      .inNamespace(cluster.namespace())
-                      .withName(name)
-                      .edit(
-                          s -> {
-                            change.accept(s);
-                            return s;
-                          }));
-      if (!(refused instanceof io.fabric8.kubernetes.client.KubernetesClientException k)
-          || k.getCode() != 409) {
-        return refused;
-      }
-      ControlPlane.sleep(Duration.ofMillis(200));
-    }
-    return refused;
+    return org.assertj.core.api.Assertions.catchThrowable(
+        () -> Edits.edit(stores().inNamespace(cluster.namespace()).withName(name), change));
   }
 
   @Test
