@@ -5,8 +5,7 @@ import dev.openfga.operator.config.Environment;
 import dev.openfga.operator.config.Flags;
 import dev.openfga.operator.config.OperatorConfig;
 import dev.openfga.operator.config.StartupConfig;
-import dev.openfga.operator.controller.MigrationOperator;
-import dev.openfga.operator.controller.OperatorClient;
+import dev.openfga.operator.kube.OperatorClient;
 import dev.openfga.operator.ops.HealthServer;
 import dev.openfga.operator.ops.Logging;
 import dev.openfga.operator.ops.Metrics;
@@ -77,8 +76,8 @@ public final class Main {
       }
       KubernetesClient client = OperatorClient.create();
       opened.push(client);
-      MigrationOperator operator =
-          MigrationOperator.create(
+      Controllers operator =
+          Controllers.create(
               client, config, Clock.systemUTC(), metrics == null ? null : metrics.registry());
       opened.push(operator);
       if (metrics != null) {

@@ -1,6 +1,6 @@
 package dev.openfga.operator.bench;
 
-import dev.openfga.operator.model.Names;
+import dev.openfga.operator.kube.Names;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -461,7 +461,7 @@ public final class OperatorBench {
             "-Xmx512m",
             "-cp",
             System.getProperty("java.class.path"),
-            "dev.openfga.operator.controller.CacheFootprint",
+            "dev.openfga.operator.kube.CacheFootprint",
             "1000"));
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
     String out = new String(p.getInputStream().readAllBytes());

@@ -1,6 +1,6 @@
 package dev.openfga.operator.bench;
 
-import dev.openfga.operator.model.Names;
+import dev.openfga.operator.kube.Names;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.net.ServerSocket;

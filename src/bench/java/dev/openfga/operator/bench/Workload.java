@@ -4,8 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.openfga.operator.model.Keys;
-import dev.openfga.operator.model.StatusRecord;
+import dev.openfga.operator.migration.rules.Keys;
+import dev.openfga.operator.migration.rules.StatusRecord;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.Container;
@@ -392,7 +392,7 @@ public final class Workload {
             StatusRecord.data(
                 version,
                 Instant.parse(TIME),
-                dev.openfga.operator.model.Names.job(created.getMetadata().getName())));
+                dev.openfga.operator.kube.Names.job(created.getMetadata().getName())));
     return asServerWouldStore(cm, "fabric8-kubernetes-client", false);
   }
 

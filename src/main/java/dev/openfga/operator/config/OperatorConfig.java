@@ -1,7 +1,7 @@
 package dev.openfga.operator.config;
 
-import dev.openfga.operator.model.Keys;
-import dev.openfga.operator.model.Policy;
+import dev.openfga.operator.migration.rules.Keys;
+import dev.openfga.operator.migration.rules.Policy;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;

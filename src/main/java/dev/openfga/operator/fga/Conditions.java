@@ -2,10 +2,10 @@ package dev.openfga.operator.fga;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.openfga.operator.controller.EventRecorder;
-import dev.openfga.operator.controller.JsonPatch;
-import dev.openfga.operator.model.Names;
-import dev.openfga.operator.model.Timestamps;
+import dev.openfga.operator.kube.EventRecorder;
+import dev.openfga.operator.kube.JsonPatch;
+import dev.openfga.operator.kube.Names;
+import dev.openfga.operator.kube.Timestamps;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;

@@ -1,12 +1,12 @@
 package dev.openfga.operator.fga;
 
-import dev.openfga.operator.model.DeploymentSettings;
-import dev.openfga.operator.model.ImageVersion;
-import dev.openfga.operator.model.Keys;
-import dev.openfga.operator.model.MigrationJob;
-import dev.openfga.operator.model.Names;
-import dev.openfga.operator.model.Ownership;
-import dev.openfga.operator.model.StatusRecord;
+import dev.openfga.operator.kube.Names;
+import dev.openfga.operator.migration.rules.DeploymentSettings;
+import dev.openfga.operator.migration.rules.ImageVersion;
+import dev.openfga.operator.migration.rules.Keys;
+import dev.openfga.operator.migration.rules.MigrationJob;
+import dev.openfga.operator.migration.rules.Ownership;
+import dev.openfga.operator.migration.rules.StatusRecord;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ListOptionsBuilder;

@@ -2,12 +2,12 @@ package dev.openfga.operator.fga;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.openfga.operator.config.GoDuration;
-import dev.openfga.operator.controller.EventRecorder;
-import dev.openfga.operator.controller.JsonPatch;
 import dev.openfga.operator.fga.ModelPlanner.Entry;
 import dev.openfga.operator.fga.ModelPlanner.Known;
 import dev.openfga.operator.fga.ModelPlanner.Plan;
-import dev.openfga.operator.model.Keys;
+import dev.openfga.operator.kube.EventRecorder;
+import dev.openfga.operator.kube.JsonPatch;
+import dev.openfga.operator.migration.rules.Keys;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.ListOptionsBuilder;

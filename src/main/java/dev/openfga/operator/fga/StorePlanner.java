@@ -142,8 +142,8 @@ public final class StorePlanner {
     if (intent == null || intent.getName() == null || !intent.getName().equals(store.name())) {
       return false;
     }
-    Optional<Instant> at = dev.openfga.operator.model.Timestamps.parse(intent.getAt());
-    Optional<Instant> created = dev.openfga.operator.model.Timestamps.parse(store.createdAt());
+    Optional<Instant> at = dev.openfga.operator.kube.Timestamps.parse(intent.getAt());
+    Optional<Instant> created = dev.openfga.operator.kube.Timestamps.parse(store.createdAt());
     if (at.isEmpty() || created.isEmpty()) {
       return false;
     }
@@ -367,7 +367,7 @@ public final class StorePlanner {
     public int compareTo(Rank o) {
       return java.util.Comparator.comparing(Rank::holds, java.util.Comparator.reverseOrder())
           .thenComparing(
-              r -> dev.openfga.operator.model.Timestamps.parse(r.created()).orElse(Instant.MAX))
+              r -> dev.openfga.operator.kube.Timestamps.parse(r.created()).orElse(Instant.MAX))
           .thenComparing(Rank::namespace, java.util.Comparator.nullsLast(String::compareTo))
           .thenComparing(Rank::name, java.util.Comparator.nullsLast(String::compareTo))
           .compare(this, o);

@@ -1,9 +1,9 @@
 package dev.openfga.operator.fga;
 
-import dev.openfga.operator.controller.EventRecorder;
 import dev.openfga.operator.fga.FgaApi.Store;
 import dev.openfga.operator.fga.StorePlanner.Plan;
-import dev.openfga.operator.model.Timestamps;
+import dev.openfga.operator.kube.EventRecorder;
+import dev.openfga.operator.kube.Timestamps;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.api.reconciler.Cleaner;

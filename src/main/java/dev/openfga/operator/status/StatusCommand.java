@@ -2,7 +2,7 @@ package dev.openfga.operator.status;
 
 import dev.openfga.operator.config.Cli;
 import dev.openfga.operator.config.Cli.UsageException;
-import dev.openfga.operator.controller.OperatorClient;
+import dev.openfga.operator.kube.OperatorClient;
 import dev.openfga.operator.ops.Logging;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;

@@ -1,8 +1,8 @@
 package dev.openfga.operator.status;
 
-import dev.openfga.operator.model.DeploymentSettings;
-import dev.openfga.operator.model.Keys;
-import dev.openfga.operator.model.Names;
+import dev.openfga.operator.kube.Names;
+import dev.openfga.operator.migration.rules.DeploymentSettings;
+import dev.openfga.operator.migration.rules.Keys;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.EventList;

@@ -1,6 +1,6 @@
 package dev.openfga.operator.status;
 
-import dev.openfga.operator.model.Plan;
+import dev.openfga.operator.migration.rules.Plan;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;

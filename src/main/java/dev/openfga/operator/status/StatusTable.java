@@ -5,7 +5,7 @@ import com.fasterxml.jackson.core.util.DefaultIndenter;
 import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
 import com.fasterxml.jackson.core.util.Separators;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.openfga.operator.model.Timestamps;
+import dev.openfga.operator.kube.Timestamps;
 import dev.openfga.operator.status.StatusRow.EventInfo;
 import dev.openfga.operator.status.StatusRow.JobInfo;
 import java.time.Duration;

@@ -13,17 +13,19 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The house rule, enforced: {@code model/} is the pure decision — no Kubernetes client, no
- * framework, no clock, no I/O, no logging. It may use the Kubernetes object model (plain data
+ * The house rule, enforced: {@code migration/rules/} is the pure decision — no Kubernetes client,
+ * no framework, no clock, no I/O, no logging. It may use the Kubernetes object model (plain data
  * classes), the JDK's collections, text and time values, and itself.
  */
 class PureModelTest {
-  private static final Path MODEL = Path.of("src/main/java/dev/openfga/operator/model");
+  private static final Path MODEL = Path.of("src/main/java/dev/openfga/operator/migration/rules");
 
   /** The only imports allowed, as prefixes. */
   private static final List<String> ALLOWED =
       List.of(
-          "dev.openfga.operator.model.",
+          "dev.openfga.operator.migration.rules.",
+          "dev.openfga.operator.kube.Names",
+          "dev.openfga.operator.kube.Timestamps",
           "io.fabric8.kubernetes.api.model.",
           "java.util.",
           "java.time.Duration",

@@ -5,7 +5,7 @@ import static dev.openfga.operator.testing.Fixtures.openfga;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.openfga.operator.controller.MigrationOperator;
+import dev.openfga.operator.Controllers;
 import dev.openfga.operator.fga.Credentials;
 import dev.openfga.operator.fga.FGAModel;
 import dev.openfga.operator.fga.FGAStore;
@@ -148,7 +148,7 @@ class ChartRbacTest {
     try (RecordingCluster cluster = new RecordingCluster(rules)) {
       KubernetesClient h = cluster.harness();
       create(h, openfga().name("alpha").version("v1.8.0").build());
-      MigrationOperator operator = operatorOf(cluster, manifests);
+      Controllers operator = operatorOf(cluster, manifests);
       try {
         operator.start();
         // it decided to create the Job: the direct reads made before every create were sent
@@ -224,10 +224,10 @@ class ChartRbacTest {
   }
 
   /** The operator as the chart's flags configure it, on the recording cluster. */
-  private static MigrationOperator operatorOf(
+  private static Controllers operatorOf(
       RecordingCluster cluster, OperatorChart.Manifests manifests) {
     try {
-      return MigrationOperator.create(
+      return Controllers.create(
           cluster.operatorClient(),
           ChartFlagsTest.parse(manifests).operator(),
           Clock.systemUTC(),
@@ -242,7 +242,7 @@ class ChartRbacTest {
   private static boolean starts(RbacRules rules) {
     var manifests = chart().render();
     try (RecordingCluster cluster = new RecordingCluster(rules)) {
-      MigrationOperator operator = operatorOf(cluster, manifests);
+      Controllers operator = operatorOf(cluster, manifests);
       try {
         operator.start();
         return true;
@@ -332,7 +332,7 @@ class ChartRbacTest {
         cluster.failNextAt("PATCH", "/fgamodels/app/status", 409, 1);
       }
 
-      MigrationOperator operator = operatorOf(cluster, manifests);
+      Controllers operator = operatorOf(cluster, manifests);
       try {
         operator.start();
         awaitVersion(h, WATCHED, "alpha", "v1.8.0");

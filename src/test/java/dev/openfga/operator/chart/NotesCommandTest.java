@@ -2,7 +2,7 @@ package dev.openfga.operator.chart;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.openfga.operator.model.DeploymentSettings;
+import dev.openfga.operator.migration.rules.DeploymentSettings;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import java.nio.file.Path;

@@ -2,9 +2,9 @@ package dev.openfga.operator.chart;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.openfga.operator.model.DeploymentSettings;
-import dev.openfga.operator.model.Keys;
-import dev.openfga.operator.model.Names;
+import dev.openfga.operator.kube.Names;
+import dev.openfga.operator.migration.rules.DeploymentSettings;
+import dev.openfga.operator.migration.rules.Keys;
 import dev.openfga.operator.testing.Fixtures;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Pod;

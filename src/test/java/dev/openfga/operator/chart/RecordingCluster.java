@@ -1,6 +1,6 @@
 package dev.openfga.operator.chart;
 
-import dev.openfga.operator.model.Keys;
+import dev.openfga.operator.migration.rules.Keys;
 import dev.openfga.operator.testing.FakeJobController.Script;
 import dev.openfga.operator.testing.MockCluster;
 import io.fabric8.kubernetes.api.model.authorization.v1.ResourceRuleBuilder;

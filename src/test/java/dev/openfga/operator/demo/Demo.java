@@ -3,7 +3,7 @@ package dev.openfga.operator.demo;
 import static dev.openfga.operator.testing.Fixtures.openfga;
 
 import dev.openfga.operator.config.LoggingConfig;
-import dev.openfga.operator.model.Keys;
+import dev.openfga.operator.migration.rules.Keys;
 import dev.openfga.operator.ops.Logging;
 import dev.openfga.operator.status.StatusReader;
 import dev.openfga.operator.status.StatusRow;

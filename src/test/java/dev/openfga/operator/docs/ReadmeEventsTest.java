@@ -2,7 +2,7 @@ package dev.openfga.operator.docs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.openfga.operator.model.EventReason;
+import dev.openfga.operator.migration.rules.EventReason;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

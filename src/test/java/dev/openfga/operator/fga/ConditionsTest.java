@@ -42,7 +42,7 @@ class ConditionsTest {
   @Test
   void theSameProblemComingBackAfterReadyIsAWarningEventAgain() {
     FGAStore store = TestStores.create(cluster, "app", "app", null);
-    var events = new dev.openfga.operator.controller.EventRecorder(cluster.client(), "test");
+    var events = new dev.openfga.operator.kube.EventRecorder(cluster.client(), "test");
     var log = org.slf4j.LoggerFactory.getLogger(ConditionsTest.class);
     FGAStore.Status status = new FGAStore.Status();
     Instant t0 = Instant.parse("2026-12-03T10:00:00Z");

@@ -2,7 +2,7 @@ package dev.openfga.operator.fga;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.openfga.operator.model.Keys;
+import dev.openfga.operator.migration.rules.Keys;
 import dev.openfga.operator.testing.Fixtures;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentStatusBuilder;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.openfga.operator.config.OperatorConfig;
-import dev.openfga.operator.model.Timestamps;
+import dev.openfga.operator.kube.Timestamps;
 import dev.openfga.operator.testing.Edits;
 import dev.openfga.operator.testing.FakeOpenFga;
 import dev.openfga.operator.testing.InMemoryOpenFga;

@@ -1,7 +1,7 @@
 package dev.openfga.operator.image;
 
-import dev.openfga.operator.model.Keys;
-import dev.openfga.operator.model.Names;
+import dev.openfga.operator.kube.Names;
+import dev.openfga.operator.migration.rules.Keys;
 import dev.openfga.operator.testing.FakeJobController.Script;
 import dev.openfga.operator.testing.Fixtures;
 import dev.openfga.operator.testing.MockCluster;

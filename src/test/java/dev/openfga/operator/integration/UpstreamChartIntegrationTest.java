@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import dev.openfga.operator.model.Keys;
+import dev.openfga.operator.migration.rules.Keys;
 import dev.openfga.operator.testing.FakeJobController.Script;
 import dev.openfga.operator.testing.MockCluster;
 import dev.openfga.operator.testing.UpstreamChart;

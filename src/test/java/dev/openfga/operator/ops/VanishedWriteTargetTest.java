@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.openfga.operator.config.LoggingConfig;
-import dev.openfga.operator.model.Keys;
+import dev.openfga.operator.migration.rules.Keys;
 import dev.openfga.operator.testing.FakeJobController.Script;
 import dev.openfga.operator.testing.Fixtures;
 import dev.openfga.operator.testing.MockCluster;

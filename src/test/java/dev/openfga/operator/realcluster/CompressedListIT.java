@@ -2,7 +2,7 @@ package dev.openfga.operator.realcluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.openfga.operator.controller.OperatorClient;
+import dev.openfga.operator.kube.OperatorClient;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;

@@ -3,7 +3,7 @@ package dev.openfga.operator.realcluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.openfga.operator.controller.OperatorClient;
+import dev.openfga.operator.kube.OperatorClient;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import java.time.Duration;

@@ -104,7 +104,7 @@ class InstallAndUpgradeIT {
     // told from everyone else's (Echoes: the resourceVersion each write's answer gave) and woke
     // no reconcile
     String ns = cluster.namespace();
-    String record = dev.openfga.operator.model.Names.statusConfigMap("openfga");
+    String record = dev.openfga.operator.kube.Names.statusConfigMap("openfga");
     await()
         .atMost(Duration.ofSeconds(30))
         .untilAsserted(

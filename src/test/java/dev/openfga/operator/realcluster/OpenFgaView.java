@@ -56,7 +56,7 @@ record OpenFgaView(KubernetesClient client, String namespace, String name) {
     return client
         .configMaps()
         .inNamespace(namespace)
-        .withName(dev.openfga.operator.model.Names.statusConfigMap(name))
+        .withName(dev.openfga.operator.kube.Names.statusConfigMap(name))
         .get();
   }
 
@@ -117,7 +117,7 @@ record OpenFgaView(KubernetesClient client, String namespace, String name) {
 
   /** The Job's name, shortened for long Deployment names as the operator does. */
   String jobName() {
-    return dev.openfga.operator.model.Names.job(name);
+    return dev.openfga.operator.kube.Names.job(name);
   }
 
   Integer replicas() {

@@ -545,7 +545,7 @@ class StoreIT {
                     .patch(
                         io.fabric8.kubernetes.client.dsl.base.PatchContext.of(
                             io.fabric8.kubernetes.client.dsl.base.PatchType.JSON),
-                        dev.openfga.operator.controller.JsonPatch.guardedBy(read)
+                        dev.openfga.operator.kube.JsonPatch.guardedBy(read)
                             .add("/status/createdByOperator", false)
                             .json()));
 

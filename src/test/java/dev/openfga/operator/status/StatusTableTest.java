@@ -2,7 +2,7 @@ package dev.openfga.operator.status;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.openfga.operator.model.Plan.State;
+import dev.openfga.operator.migration.rules.Plan.State;
 import dev.openfga.operator.status.StatusRow.EventInfo;
 import dev.openfga.operator.status.StatusRow.JobInfo;
 import java.time.Duration;

@@ -3,9 +3,9 @@ package dev.openfga.operator.status;
 import static dev.openfga.operator.testing.Fixtures.NOW;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.openfga.operator.model.Keys;
-import dev.openfga.operator.model.Plan.State;
-import dev.openfga.operator.model.Timestamps;
+import dev.openfga.operator.kube.Timestamps;
+import dev.openfga.operator.migration.rules.Keys;
+import dev.openfga.operator.migration.rules.Plan.State;
 import dev.openfga.operator.status.StatusView.Observed;
 import dev.openfga.operator.testing.Fixtures;
 import io.fabric8.kubernetes.api.model.ConfigMap;

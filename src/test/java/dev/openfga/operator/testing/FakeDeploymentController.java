@@ -1,6 +1,6 @@
 package dev.openfga.operator.testing;
 
-import dev.openfga.operator.model.Keys;
+import dev.openfga.operator.migration.rules.Keys;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentCondition;
 import io.fabric8.kubernetes.api.model.apps.DeploymentConditionBuilder;

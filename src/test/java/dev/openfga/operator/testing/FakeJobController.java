@@ -1,6 +1,6 @@
 package dev.openfga.operator.testing;
 
-import dev.openfga.operator.model.Keys;
+import dev.openfga.operator.migration.rules.Keys;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
@@ -186,7 +186,7 @@ public final class FakeJobController implements AutoCloseable {
   private static String podName(Job job) {
     return job.getMetadata().getName()
         + "-"
-        + dev.openfga.operator.model.Names.shortHash(job.getMetadata().getUid()).substring(0, 5);
+        + dev.openfga.operator.kube.Names.shortHash(job.getMetadata().getUid()).substring(0, 5);
   }
 
   /** The Job's pod as the Job controller makes it, with the template's spec, no status yet. */

@@ -1,11 +1,11 @@
 package dev.openfga.operator.testing;
 
-import dev.openfga.operator.model.DeploymentSettings;
-import dev.openfga.operator.model.Keys;
-import dev.openfga.operator.model.MigrationJob;
-import dev.openfga.operator.model.Observation;
-import dev.openfga.operator.model.Policy;
-import dev.openfga.operator.model.Timestamps;
+import dev.openfga.operator.kube.Timestamps;
+import dev.openfga.operator.migration.rules.DeploymentSettings;
+import dev.openfga.operator.migration.rules.Keys;
+import dev.openfga.operator.migration.rules.MigrationJob;
+import dev.openfga.operator.migration.rules.Observation;
+import dev.openfga.operator.migration.rules.Policy;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.Container;

@@ -1,9 +1,9 @@
 package dev.openfga.operator.testing;
 
+import dev.openfga.operator.Controllers;
 import dev.openfga.operator.config.OperatorConfig;
-import dev.openfga.operator.controller.MigrationOperator;
-import dev.openfga.operator.controller.OperatorClient;
-import dev.openfga.operator.model.Keys;
+import dev.openfga.operator.kube.OperatorClient;
+import dev.openfga.operator.migration.rules.Keys;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
@@ -395,21 +395,20 @@ public final class MockCluster implements AutoCloseable {
         List.of(servers));
   }
 
-  public MigrationOperator startOperator(OperatorConfig config, String identity) {
+  public Controllers startOperator(OperatorConfig config, String identity) {
     return startOperator(config, identity, null);
   }
 
   /** An operator whose metrics go into the registry ({@code null}: none). */
-  public MigrationOperator startOperator(
-      OperatorConfig config, String identity, MeterRegistry registry) {
+  public Controllers startOperator(OperatorConfig config, String identity, MeterRegistry registry) {
     return startOperator(config, identity, registry, Clock.systemUTC());
   }
 
   /** An operator that reads the time from {@code clock} (e.g. one a test moves ahead). */
-  public MigrationOperator startOperator(
+  public Controllers startOperator(
       OperatorConfig config, String identity, MeterRegistry registry, Clock clock) {
-    MigrationOperator operator =
-        MigrationOperator.create(operatorClient(), config, clock, identity, false, registry);
+    Controllers operator =
+        Controllers.create(operatorClient(), config, clock, identity, false, registry);
     closeables.add(operator);
     operator.start();
     return operator;

@@ -1,11 +1,11 @@
 package dev.openfga.operator.testing;
 
-import dev.openfga.operator.model.Keys;
-import dev.openfga.operator.model.Observation;
-import dev.openfga.operator.model.Plan;
-import dev.openfga.operator.model.StatusRecord;
-import dev.openfga.operator.model.Step;
-import dev.openfga.operator.model.Timestamps;
+import dev.openfga.operator.kube.Timestamps;
+import dev.openfga.operator.migration.rules.Keys;
+import dev.openfga.operator.migration.rules.Observation;
+import dev.openfga.operator.migration.rules.Plan;
+import dev.openfga.operator.migration.rules.StatusRecord;
+import dev.openfga.operator.migration.rules.Step;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
@@ -88,7 +88,7 @@ public final class PlanReplay {
                     new ConfigMapBuilder(cm)
                         .editMetadata()
                         .withOwnerReferences(
-                            dev.openfga.operator.model.MigrationJob.ownerReference(owner))
+                            dev.openfga.operator.migration.rules.MigrationJob.ownerReference(owner))
                         .endMetadata()
                         .build());
       } else if (step instanceof Step.CreateJob s) {

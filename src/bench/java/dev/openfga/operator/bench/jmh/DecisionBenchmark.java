@@ -1,13 +1,13 @@
 package dev.openfga.operator.bench.jmh;
 
 import dev.openfga.operator.bench.Workload;
-import dev.openfga.operator.model.DeploymentSettings;
-import dev.openfga.operator.model.MigrationJob;
-import dev.openfga.operator.model.Observation;
-import dev.openfga.operator.model.Plan;
-import dev.openfga.operator.model.Planner;
-import dev.openfga.operator.model.Policy;
-import dev.openfga.operator.model.StatusRecord;
+import dev.openfga.operator.migration.rules.DeploymentSettings;
+import dev.openfga.operator.migration.rules.MigrationJob;
+import dev.openfga.operator.migration.rules.Observation;
+import dev.openfga.operator.migration.rules.Plan;
+import dev.openfga.operator.migration.rules.Planner;
+import dev.openfga.operator.migration.rules.Policy;
+import dev.openfga.operator.migration.rules.StatusRecord;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
