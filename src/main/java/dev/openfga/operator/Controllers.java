@@ -1,14 +1,6 @@
 package dev.openfga.operator;
 
 import dev.openfga.operator.config.OperatorConfig;
-import dev.openfga.operator.fga.Claims;
-import dev.openfga.operator.fga.Credentials;
-import dev.openfga.operator.fga.FgaApi;
-import dev.openfga.operator.fga.ModelMetrics;
-import dev.openfga.operator.fga.ModelReconciler;
-import dev.openfga.operator.fga.Servers;
-import dev.openfga.operator.fga.Slots;
-import dev.openfga.operator.fga.StoreReconciler;
 import dev.openfga.operator.kube.ConnectionKeeper;
 import dev.openfga.operator.kube.EventRecorder;
 import dev.openfga.operator.kube.Leadership;
@@ -19,6 +11,17 @@ import dev.openfga.operator.migration.MigrationReconciler;
 import dev.openfga.operator.migration.WarmUp;
 import dev.openfga.operator.migration.rules.Keys;
 import dev.openfga.operator.migration.rules.Planner;
+import dev.openfga.operator.models.FGAModel;
+import dev.openfga.operator.models.ModelMetrics;
+import dev.openfga.operator.models.ModelReconciler;
+import dev.openfga.operator.openfga.Connector;
+import dev.openfga.operator.openfga.Credentials;
+import dev.openfga.operator.openfga.FgaApi;
+import dev.openfga.operator.openfga.OpenFgaCallLimit;
+import dev.openfga.operator.openfga.Servers;
+import dev.openfga.operator.stores.Claims;
+import dev.openfga.operator.stores.FGAStore;
+import dev.openfga.operator.stores.StoreReconciler;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.Operator;
@@ -192,6 +195,9 @@ public final class Controllers implements AutoCloseable {
                         .build());
               }
             });
+    // the custom resources' kinds, beside the built-in ones the operator's client knows
+    client.getKubernetesSerialization().registerKubernetesResource(FGAStore.class);
+    client.getKubernetesSerialization().registerKubernetesResource(FGAModel.class);
     FailureEvidence evidence = new FailureEvidence(client, config.failureLogLines());
     EventRecorder events = new EventRecorder(client, identity);
     Planner planner = new Planner(config.policy());
@@ -231,16 +237,16 @@ public final class Controllers implements AutoCloseable {
       java.net.http.HttpClient http = FgaApi.defaultHttpClient();
       // one per process: both controllers fetch an OIDC token once per expiry, not per reconcile
       // (for up to Credentials.Cache.KEPT Secrets in use)
-      Credentials.Cache credentials = new Credentials.Cache();
+      Connector connector = new Connector(client, http, new Credentials.Cache(), clock);
       // at most two of the four reconcile threads in calls to OpenFGA: the migrations keep two
-      Slots slots = new Slots();
+      OpenFgaCallLimit slots = new OpenFgaCallLimit();
       // the servers FGAStores may name; the stores each FGAStore was confirmed for (both shared)
       Servers servers = new Servers(config.openfgaServers());
       Claims claims = new Claims();
       // every event, not only a new generation: a touched resource is looked at again (a store
       // deleted out of band is found at once, not at the next recheck)
       operator.register(
-          new StoreReconciler(client, http, credentials, slots, servers, claims, events, clock),
+          new StoreReconciler(client, connector, slots, servers, claims, events, clock),
           c ->
               watched(
                   c.withName(STORE_CONTROLLER)
@@ -251,8 +257,7 @@ public final class Controllers implements AutoCloseable {
       operator.register(
           new ModelReconciler(
               client,
-              http,
-              credentials,
+              connector,
               slots,
               servers,
               claims,

@@ -3,8 +3,6 @@ package dev.openfga.operator.kube;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.module.blackbird.BlackbirdModule;
-import dev.openfga.operator.fga.FGAModel;
-import dev.openfga.operator.fga.FGAStore;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.KubernetesResource;
@@ -56,7 +54,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class OperatorClient {
 
-  /** Every kind the operator (and JOSDK for it) reads from the API. */
+  /**
+   * Every built-in kind the operator (and JOSDK for it) reads from the API; the operator's own
+   * custom resources are registered where their controllers are ({@code Controllers}).
+   */
   static final List<Class<? extends KubernetesResource>> KINDS =
       List.of(
           Deployment.class,
@@ -66,9 +67,7 @@ public final class OperatorClient {
           Event.class,
           Lease.class,
           SelfSubjectRulesReview.class,
-          Status.class,
-          FGAStore.class,
-          FGAModel.class);
+          Status.class);
 
   private OperatorClient() {}
 

@@ -6,10 +6,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.openfga.operator.Controllers;
-import dev.openfga.operator.fga.Credentials;
-import dev.openfga.operator.fga.FGAModel;
-import dev.openfga.operator.fga.FGAStore;
-import dev.openfga.operator.fga.ModelReconciler;
+import dev.openfga.operator.models.FGAModel;
+import dev.openfga.operator.models.ModelReconciler;
+import dev.openfga.operator.openfga.Credentials;
+import dev.openfga.operator.stores.FGAStore;
 import dev.openfga.operator.testing.FakeJobController;
 import dev.openfga.operator.testing.FakeOpenFga;
 import dev.openfga.operator.testing.InMemoryOpenFga;
@@ -98,7 +98,7 @@ class ChartRbacTest {
     assertEveryCallAllowed(calls, rules);
     assertEveryGrantUsed(calls, rules, true);
     assertThat(calls).anyMatch(c -> c.groupResource().equals("openfga.dev/fgamodels/status"));
-    // a status write that met a newer object reads it (Conditions.update)
+    // a status write that met a newer object reads it (StatusWrites.update)
     assertThat(calls)
         .anyMatch(c -> c.groupResource().equals("openfga.dev/fgamodels") && c.verb().equals("get"));
   }

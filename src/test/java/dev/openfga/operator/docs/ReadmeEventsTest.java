@@ -41,9 +41,9 @@ class ReadmeEventsTest {
     List<String> reasons = new java.util.ArrayList<>();
     for (Class<?> c :
         List.of(
-            dev.openfga.operator.fga.StorePlanner.class,
-            dev.openfga.operator.fga.ModelPlanner.class,
-            dev.openfga.operator.fga.ModelReconciler.class)) {
+            dev.openfga.operator.stores.StorePlanner.class,
+            dev.openfga.operator.models.ModelPlanner.class,
+            dev.openfga.operator.models.ModelReconciler.class)) {
       for (java.lang.reflect.Field f : c.getDeclaredFields()) {
         int mods = f.getModifiers();
         if (java.lang.reflect.Modifier.isStatic(mods)

@@ -3,9 +3,9 @@ package dev.openfga.operator.docs;
 import static dev.openfga.operator.chart.OperatorChart.chart;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.openfga.operator.fga.FGAStore;
-import dev.openfga.operator.fga.ModelReconciler;
-import dev.openfga.operator.fga.StoreReconciler;
+import dev.openfga.operator.models.ModelReconciler;
+import dev.openfga.operator.stores.FGAStore;
+import dev.openfga.operator.stores.StoreReconciler;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.javaoperatorsdk.operator.ReconcilerUtils;
 import io.javaoperatorsdk.operator.api.reconciler.Cleaner;

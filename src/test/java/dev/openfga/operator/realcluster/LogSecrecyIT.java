@@ -3,8 +3,8 @@ package dev.openfga.operator.realcluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.openfga.operator.fga.Credentials;
-import dev.openfga.operator.fga.FGAStore;
+import dev.openfga.operator.openfga.Credentials;
+import dev.openfga.operator.stores.FGAStore;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.SecretBuilder;

@@ -4,11 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import dev.openfga.operator.fga.FGAModel;
-import dev.openfga.operator.fga.FGAStore;
-import dev.openfga.operator.fga.FgaApi;
-import dev.openfga.operator.fga.ModelJson;
-import dev.openfga.operator.fga.ModelTests;
+import dev.openfga.operator.models.FGAModel;
+import dev.openfga.operator.models.ModelAssertions;
+import dev.openfga.operator.openfga.FgaApi;
+import dev.openfga.operator.openfga.Model;
+import dev.openfga.operator.openfga.ModelJson;
+import dev.openfga.operator.openfga.Store;
+import dev.openfga.operator.stores.FGAStore;
 import dev.openfga.operator.testing.Edits;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -343,8 +345,8 @@ class ModelIT {
     String storeId = store("conditions");
     String first =
         readyModelJson("conditional", "conditions", CONDITIONAL_JSON).getStatus().getModelId();
-    List<FgaApi.Model> written = fga.listModels(storeId);
-    assertThat(written).extracting(FgaApi.Model::id).containsExactly(first);
+    List<Model> written = fga.listModels(storeId);
+    assertThat(written).extracting(Model::id).containsExactly(first);
     // the server answers with "generic_types": [] on every parameter type, which the JSON lacks
     assertThat(written.get(0).json().toString()).contains("\"generic_types\":[]");
 
@@ -353,7 +355,7 @@ class ModelIT {
     await().atMost(WAIT).until(() -> get("conditional") == null);
     FGAModel again = readyModelJson("conditional", "conditions", CONDITIONAL_JSON);
     assertThat(again.getStatus().getModelId()).isEqualTo(first);
-    assertThat(fga.listModels(storeId)).extracting(FgaApi.Model::id).containsExactly(first);
+    assertThat(fga.listModels(storeId)).extracting(Model::id).containsExactly(first);
   }
 
   @Test
@@ -391,9 +393,9 @@ class ModelIT {
     FGAModel ready = get("tested");
     String good = ready.getStatus().getModelId();
     // what a crash during an earlier run of its tests would have left, and another FGAModel's
-    String left = fga.createStore(ModelTests.scratchName(ready.getMetadata().getUid())).id();
+    String left = fga.createStore(ModelAssertions.scratchName(ready.getMetadata().getUid())).id();
     String others =
-        fga.createStore(ModelTests.scratchName("00000000-0000-0000-0000-000000000001")).id();
+        fga.createStore(ModelAssertions.scratchName("00000000-0000-0000-0000-000000000001")).id();
     // V2 with owner no longer implying viewer: the test's first check fails
     String broken = V2.replace("define viewer: [user] or owner", "define viewer: [user]");
     edit(
@@ -426,12 +428,12 @@ class ModelIT {
         .untilAsserted(
             () ->
                 assertThat(fga.listStores())
-                    .extracting(FgaApi.Store::id)
+                    .extracting(Store::id)
                     .doesNotContain(left)
                     .contains(others));
     assertThat(fga.listStores())
         .filteredOn(s -> s.name().startsWith("fgamodel-test-"))
-        .extracting(FgaApi.Store::id)
+        .extracting(Store::id)
         .containsExactly(others);
     fga.deleteStore(others);
   }
@@ -453,13 +455,13 @@ class ModelIT {
     assertThat(condition(refused, "Ready").getMessage())
         .contains("test \"owners can view\": OpenFGA refused a check or list_objects (HTTP 400")
         .contains("nothing is published");
-    String scratch = ModelTests.scratchName(refused.getMetadata().getUid());
+    String scratch = ModelAssertions.scratchName(refused.getMetadata().getUid());
     settle();
     settle();
     // tested once: one Warning, and its scratch store deleted (each failed run used to start the
     // next at once, with a new scratch store and a new Event)
     assertThat(events("refused", "TestsFailed")).hasSize(1);
-    assertThat(fga.listStores()).extracting(FgaApi.Store::name).doesNotContain(scratch);
+    assertThat(fga.listStores()).extracting(Store::name).doesNotContain(scratch);
     assertThat(get("refused").getStatus().getModelId()).isNull();
   }
 

@@ -5,10 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import com.sun.net.httpserver.HttpServer;
-import dev.openfga.operator.fga.Credentials;
-import dev.openfga.operator.fga.FGAModel;
-import dev.openfga.operator.fga.FGAStore;
-import dev.openfga.operator.fga.FgaApi;
+import dev.openfga.operator.models.FGAModel;
+import dev.openfga.operator.openfga.ApiException;
+import dev.openfga.operator.openfga.Credentials;
+import dev.openfga.operator.openfga.FgaApi;
+import dev.openfga.operator.openfga.Model;
+import dev.openfga.operator.openfga.Store;
+import dev.openfga.operator.stores.FGAStore;
 import dev.openfga.operator.testing.Edits;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Event;
@@ -195,7 +198,7 @@ class StoreIT {
     assertThat(store.getStatus().getCreatedByOperator()).isTrue();
     assertThat(fga.getStore(store.getStatus().getStoreId()))
         .get()
-        .extracting(FgaApi.Store::name)
+        .extracting(Store::name)
         .isEqualTo("it-created");
     assertThat(events("created", "StoreCreated")).hasSize(1);
     // looked at again (an annotation: a new event) it writes nothing and creates nothing
@@ -211,7 +214,7 @@ class StoreIT {
   @Test
   @Order(2)
   void anExistingStoreWithTheNameIsAdoptedNotDuplicated() throws Exception {
-    FgaApi.Store existing = fga.createStore("it-adopted");
+    Store existing = fga.createStore("it-adopted");
     apply("adopted", "it-adopted", null, null);
     FGAStore store = awaitReason("adopted", "StoreReady");
     assertThat(store.getStatus().getStoreId()).isEqualTo(existing.id());
@@ -223,7 +226,7 @@ class StoreIT {
   @Test
   @Order(3)
   void twoStoresWithTheNameAreAmbiguousAndNothingIsCreatedUntilAStoreIdIsGiven() throws Exception {
-    FgaApi.Store first = fga.createStore("it-dup");
+    Store first = fga.createStore("it-dup");
     fga.createStore("it-dup");
     apply("dup", "it-dup", null, null);
     Condition ready = ready(awaitReason("dup", "AmbiguousStoreName"));
@@ -262,7 +265,7 @@ class StoreIT {
   void deleteRemovesOnlyAStoreTheOperatorCreatedAndRetainKeepsIt() throws Exception {
     apply("retained", "it-retained", FGAStore.DeletionPolicy.Retain, null);
     apply("deleted", "it-deleted", FGAStore.DeletionPolicy.Delete, null);
-    FgaApi.Store foreign = fga.createStore("it-foreign");
+    Store foreign = fga.createStore("it-foreign");
     apply("foreign", "it-foreign", FGAStore.DeletionPolicy.Delete, null);
     awaitReason("retained", "StoreReady");
     String deletedId = awaitReason("deleted", "StoreReady").getStatus().getStoreId();
@@ -416,7 +419,7 @@ class StoreIT {
                   () ->
                       new FgaApi(FgaApi.defaultHttpClient(), URI.create(oidcUrl), Optional::empty)
                           .listStores()))
-          .isInstanceOf(FgaApi.ApiException.class)
+          .isInstanceOf(ApiException.class)
           .hasMessageContaining("HTTP 401");
     }
   }
@@ -471,14 +474,16 @@ class StoreIT {
             define owner: [user]
             define viewer: [user, user:*, group#member] or owner
         """;
-    dev.openfga.operator.fga.ModelJson.Normalised desired =
-        dev.openfga.operator.fga.ModelJson.fromDsl(dsl);
-    FgaApi.Store store = fga.createStore("it-model-hash");
+    dev.openfga.operator.openfga.ModelJson.Normalised desired =
+        dev.openfga.operator.openfga.ModelJson.fromDsl(dsl);
+    Store store = fga.createStore("it-model-hash");
     String id = fga.writeModel(store.id(), desired.json());
-    FgaApi.Model read = fga.listModels(store.id()).get(0);
+    Model read = fga.listModels(store.id()).get(0);
     assertThat(read.id()).isEqualTo(id);
-    assertThat(dev.openfga.operator.fga.ModelJson.of(read.json()).json()).isEqualTo(desired.json());
-    assertThat(dev.openfga.operator.fga.ModelJson.of(read.json()).hash()).isEqualTo(desired.hash());
+    assertThat(dev.openfga.operator.openfga.ModelJson.of(read.json()).json())
+        .isEqualTo(desired.json());
+    assertThat(dev.openfga.operator.openfga.ModelJson.of(read.json()).hash())
+        .isEqualTo(desired.hash());
   }
 
   @Test
@@ -526,7 +531,7 @@ class StoreIT {
   @Test
   @Order(12)
   void aStatusWriteGuardedByAStaleResourceVersionIsRefusedByTheApiServer() {
-    // the operator's status writes (Conditions.update) rest on this: a JSON patch of a custom
+    // the operator's status writes (StatusWrites.update) rest on this: a JSON patch of a custom
     // resource's status subresource carrying the resourceVersion read is refused once the object
     // has changed since, so a reconcile on a stale copy never overwrites a newer status
     apply("guarded", "it-guarded", null, null);

@@ -3,9 +3,9 @@ package dev.openfga.operator.realcluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.openfga.operator.fga.Credentials;
-import dev.openfga.operator.fga.FGAStore;
-import dev.openfga.operator.fga.FgaApi;
+import dev.openfga.operator.openfga.Credentials;
+import dev.openfga.operator.openfga.FgaApi;
+import dev.openfga.operator.stores.FGAStore;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import java.net.URI;

@@ -1,0 +1,180 @@
+package dev.openfga.operator.models;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.openfga.operator.openfga.FgaApi;
+import dev.openfga.operator.openfga.ModelJson;
+import dev.openfga.operator.testing.FakeOpenFga;
+import dev.openfga.operator.testing.InMemoryOpenFga;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** A tests block is run only if every part of it can be: nothing misspelt passes unchecked. */
+class ModelAssertionsTest {
+  private static final String GOOD =
+      """
+      - name: owners can view
+        tuples:
+          - {user: "user:anne", relation: owner, object: "doc:1"}
+        check:
+          - user: user:anne
+            object: doc:1
+            assertions: {viewer: true}
+        list_objects:
+          - user: user:anne
+            type: doc
+            assertions: {viewer: ["doc:1"]}
+      """;
+
+  @Test
+  void aTestsBlockOfChecksAndListObjectsIsRead() throws Exception {
+    assertThat(ModelAssertions.parse(GOOD)).hasSize(1);
+    assertThat(ModelAssertions.parse("tests:\n" + GOOD.indent(2))).hasSize(1);
+  }
+
+  @Test
+  void whatWouldBeSkippedInSilenceIsRefusedByName() {
+    assertRefused(GOOD.replace("object: doc:1", "objet: doc:1"), "unknown key \"objet\"");
+    assertRefused(GOOD.replace("check:", "checks:"), "unknown key \"checks\"");
+    assertRefused(GOOD.replace("list_objects:", "list_users:"), "unknown key \"list_users\"");
+    assertRefused(GOOD.replace("      object: doc:1\n", ""), "check needs object or objects");
+    assertRefused(
+        GOOD.replace("assertions: {viewer: true}", "assertions: {}"), "check needs assertions");
+    assertRefused(
+        GOOD.replace("assertions: {viewer: true}", "assertions: {viewer: yes please}"),
+        "the assertion of viewer must be true or false");
+    assertRefused(GOOD.replace("type: doc", "type: \"\""), "list_objects needs a type");
+    assertRefused("- name: empty\n  tuples: []\n", "test \"empty\" asserts nothing");
+  }
+
+  private static void assertRefused(String yaml, String message) {
+    assertThatThrownBy(() -> ModelAssertions.parse(yaml))
+        .isInstanceOf(ModelAssertions.InvalidTests.class)
+        .hasMessageContaining(message)
+        .hasMessageContaining("spec.tests");
+  }
+
+  @Test
+  void theChecksAreCountedAsTheyExpandWithoutRunningThem() throws Exception {
+    // 3 users (user and users) x 2 objects x 2 relations, and 2 users x 3 relations of a
+    // list_objects; a second test adds 1
+    JsonNode tests =
+        ModelAssertions.parse(
+            """
+            - name: many
+              check:
+                - user: user:anne
+                  users: [user:bob, user:carl]
+                  objects: [doc:1, doc:2]
+                  assertions: {viewer: true, editor: false}
+              list_objects:
+                - users: [user:anne, user:bob]
+                  type: doc
+                  assertions: {viewer: [], editor: [], owner: []}
+            - name: one
+              check:
+                - {user: user:anne, object: doc:1, assertions: {viewer: true}}
+            """);
+
+    assertThat(ModelAssertions.checks(tests)).isEqualTo(3 * 2 * 2 + 2 * 3 + 1);
+  }
+
+  @Test
+  void testsBeyondTheBudgetAreRefusedNamingTheCountAndTheLimit() throws Exception {
+    // 7 users x 11 objects x 13 relations = 1001
+    JsonNode tests = ModelAssertions.parse(combinations(7, 11, 13));
+    assertThat(ModelAssertions.checks(tests)).isEqualTo(1001);
+
+    assertThatThrownBy(() -> ModelAssertions.withinBudget(tests, 1000))
+        .isInstanceOf(ModelAssertions.InvalidTests.class)
+        .hasMessageContaining("spec.tests expand to 1001 checks")
+        .hasMessageContaining("more than the 1000 one FGAModel may run")
+        .hasMessageContaining("--model-test-max-checks");
+    // at the limit: allowed
+    ModelAssertions.withinBudget(tests, 1001);
+    ModelAssertions.withinBudget(ModelAssertions.parse(combinations(10, 10, 10)), 1000);
+  }
+
+  /** One test with one check of {@code users} x {@code objects} x {@code relations}. */
+  static String combinations(int users, int objects, int relations) {
+    List<String> u = new ArrayList<>();
+    for (int i = 0; i < users; i++) {
+      u.add("\"user:u" + i + "\"");
+    }
+    List<String> o = new ArrayList<>();
+    for (int i = 0; i < objects; i++) {
+      o.add("\"doc:" + i + "\"");
+    }
+    List<String> r = new ArrayList<>();
+    for (int i = 0; i < relations; i++) {
+      r.add("r" + i + ": true");
+    }
+    return "- name: combinations\n  check:\n    - users: ["
+        + String.join(", ", u)
+        + "]\n      objects: ["
+        + String.join(", ", o)
+        + "]\n      assertions: {"
+        + String.join(", ", r)
+        + "}\n";
+  }
+
+  @Test
+  void anIoErrorInARowWaitsTwiceAsLongUpToFiveMinutes() {
+    assertThat(
+            List.of(1, 2, 3, 4, 5, 6, 7, 100).stream()
+                .map(ModelReconciler::testsRetryAfter)
+                .map(Duration::getSeconds))
+        .containsExactly(10L, 20L, 40L, 80L, 160L, 300L, 300L, 300L);
+  }
+
+  @Test
+  void aRunThatYieldsGoesOnWhereItStoodInTheSameScratchStores() throws Exception {
+    InMemoryOpenFga server = new InMemoryOpenFga();
+    try (FakeOpenFga openfga = new FakeOpenFga(server)) {
+      FgaApi api =
+          new FgaApi(
+              FgaApi.defaultHttpClient(),
+              URI.create("http://127.0.0.1:" + openfga.port()),
+              Optional::empty,
+              d -> {});
+      JsonNode model =
+          ModelJson.fromDsl(
+                  "model\n  schema 1.1\ntype user\ntype doc\n  relations\n"
+                      + "    define viewer: [user]\n")
+              .json();
+      // two tests of 3 x 2 x 2 checks each
+      JsonNode tests = ModelAssertions.parse(combinations(3, 2, 2) + combinations(3, 2, 2));
+      ModelAssertions.Progress progress = new ModelAssertions.Progress();
+
+      // each slice yields once it has made 5 checks
+      int slices = 0;
+      ModelAssertions.Outcome outcome;
+      do {
+        int before = server.checks.get();
+        outcome =
+            ModelAssertions.resume(
+                api,
+                "fgamodel-test-x",
+                model,
+                tests,
+                progress,
+                () -> server.checks.get() >= before + 5);
+        slices++;
+      } while (outcome.state() == ModelAssertions.State.YIELDED && slices < 100);
+
+      assertThat(outcome.state()).isEqualTo(ModelAssertions.State.PASSED);
+      // every check once, none again after a yield, and one scratch store per test, kept across
+      // the slices and deleted at its end
+      assertThat(server.checks).hasValue(24);
+      assertThat(slices).isEqualTo(5);
+      assertThat(server.created).hasValue(2);
+      assertThat(server.stores).isEmpty();
+    }
+  }
+}
