@@ -4,7 +4,10 @@ import io.fabric8.kubernetes.api.model.Condition;
 import java.util.ArrayList;
 import java.util.List;
 
-/** The part of the status both kinds share: the generation looked at and the conditions. */
+/**
+ * The part of a custom resource's status that {@link Conditions} and {@link StatusWrites} work on:
+ * the generation looked at and the conditions (the FGAStore's and FGAModel's statuses extend it).
+ */
 public class ConditionedStatus {
   private Long observedGeneration;
   private List<Condition> conditions = new ArrayList<>();

@@ -1,5 +1,6 @@
 package dev.openfga.operator.models;
 
+import dev.openfga.operator.kube.Conditions;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.javaoperatorsdk.operator.api.reconciler.IndexedResourceCache;
 import io.micrometer.core.instrument.Gauge;
@@ -66,14 +67,11 @@ public final class ModelMetrics {
   static State state(FGAModel model) {
     List<Condition> conditions =
         model.getStatus() == null ? List.of() : model.getStatus().getConditions();
-    if (!isTrue(conditions, "Ready")) {
+    if (!Conditions.isTrue(conditions, Conditions.READY)) {
       return State.NOT_READY;
     }
-    return isTrue(conditions, "InSync") ? State.IN_SYNC : State.NEWER_MODEL_IN_STORE;
-  }
-
-  private static boolean isTrue(List<Condition> conditions, String type) {
-    return conditions.stream()
-        .anyMatch(c -> type.equals(c.getType()) && "True".equals(c.getStatus()));
+    return Conditions.isTrue(conditions, Conditions.IN_SYNC)
+        ? State.IN_SYNC
+        : State.NEWER_MODEL_IN_STORE;
   }
 }

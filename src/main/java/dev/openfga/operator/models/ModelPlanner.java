@@ -26,9 +26,6 @@ import java.util.Set;
 public final class ModelPlanner {
   private ModelPlanner() {}
 
-  public static final String NEWER_MODEL_IN_STORE = "NewerModelInStore";
-  public static final String IN_SYNC = "ModelInSync";
-
   /** One model id the resource stood for, and the hash of its normalised content. */
   public record Entry(String hash, String modelId) {}
 

@@ -2,6 +2,7 @@ package dev.openfga.operator.models;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.openfga.operator.config.GoDuration;
+import dev.openfga.operator.kube.Conditions;
 import dev.openfga.operator.kube.EventRecorder;
 import dev.openfga.operator.kube.JsonPatch;
 import dev.openfga.operator.kube.StatusWrites;
@@ -19,7 +20,6 @@ import dev.openfga.operator.openfga.OpenFgaCallLimit;
 import dev.openfga.operator.openfga.Servers;
 import dev.openfga.operator.stores.Claims;
 import dev.openfga.operator.stores.FGAStore;
-import dev.openfga.operator.stores.StorePlanner;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
@@ -71,16 +71,6 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
   static final long PAGE = 100;
 
   private static final int MAX_LABEL_VALUE = 63;
-
-  static final String READY = "ModelReady";
-  static final String WRITTEN = "ModelWritten";
-  static final String ADOPTED = "ModelAdopted";
-  static final String REVERTED = "ModelReverted";
-  static final String STORE_NOT_READY = "StoreNotReady";
-  static final String INVALID_MODEL = "InvalidModel";
-  static final String TESTS_FAILED = "TestsFailed";
-  static final String PUBLISH_CONFLICT = "PublishConflict";
-  static final String PUBLISH_FAILED = "PublishFailed";
 
   private static final PatchContext JSON_PATCH = PatchContext.of(PatchType.JSON);
   static final int DEFAULT_HISTORY = 10;
@@ -146,11 +136,11 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
   private final Claims claims;
 
   /**
-   * Why the model id was not published: {@link #PUBLISH_CONFLICT} (a ConfigMap of that name the
-   * operator does not own) or {@link #PUBLISH_FAILED} (a write the API server refused); the message
-   * names the object.
+   * Why the model id was not published: {@link #ModelReason.PublishConflict} (a ConfigMap of that
+   * name the operator does not own) or {@link #ModelReason.PublishFailed} (a write the API server
+   * refused); the message names the object.
    */
-  record Unpublished(String reason, String message) {}
+  record Unpublished(ModelReason reason, String message) {}
 
   public ModelReconciler(
       KubernetesClient client,
@@ -186,7 +176,7 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
   private UpdateControl<FGAModel> reconcileNow(FGAModel model, long turnedAway, long started) {
     FGAModel.Spec spec = model.getSpec();
     FGAModel.Status old = model.getStatus();
-    FGAModel.Status next = StatusWrites.copy(old, FGAModel.Status::new);
+    FGAModel.Status next = Conditions.copy(old, FGAModel.Status::new);
     next.setObservedGeneration(model.getMetadata().getGeneration());
     String ns = model.getMetadata().getNamespace();
     Duration again = spec.getModelFrom() != null ? SOURCE_RECHECK : RECHECK;
@@ -203,9 +193,9 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
         ModelAssertions.withinBudget(tests, maxChecks);
       }
     } catch (ModelJson.InvalidModel e) {
-      return blocked(model, next, INVALID_MODEL, e.getMessage(), true, again);
+      return blocked(model, next, ModelReason.InvalidModel, e.getMessage(), again);
     } catch (ModelAssertions.InvalidTests e) {
-      return blocked(model, next, INVALID_MODEL, e.getMessage(), true, again);
+      return blocked(model, next, ModelReason.InvalidModel, e.getMessage(), again);
     }
 
     String storeName = spec.getStoreRef() == null ? null : spec.getStoreRef().getName();
@@ -215,7 +205,7 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
             : client.resources(FGAStore.class).inNamespace(ns).withName(storeName).get();
     Optional<String> notReady = storeNotReady(ns, storeName, store);
     if (notReady.isPresent()) {
-      return blocked(model, next, STORE_NOT_READY, notReady.get(), false, WAIT);
+      return blocked(model, next, ModelReason.StoreNotReady, notReady.get(), WAIT);
     }
 
     // a suite that yielded its slot, or that waits after an I/O error, for these model and tests
@@ -243,7 +233,7 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
       return blocked(
           model,
           next,
-          STORE_NOT_READY,
+          ModelReason.StoreNotReady,
           "FGAStore "
               + ns
               + "/"
@@ -252,7 +242,6 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
               + url
               + ", which is not one of the OpenFGA servers this operator is installed for"
               + " (ServerNotAllowed)",
-          false,
           WAIT);
     }
     if (!claims.confirmed(store.getMetadata().getUid(), url, storeId)) {
@@ -310,9 +299,8 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
             return blocked(
                 model,
                 next,
-                StorePlanner.API_ERROR,
+                ModelReason.OpenFGARequestFailed,
                 e.getMessage() + "; the tests run again in " + GoDuration.format(after),
-                true,
                 after);
           }
           suite.touched = clock.instant();
@@ -343,13 +331,12 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
           return blocked(
               model,
               next,
-              TESTS_FAILED,
+              ModelReason.TestsFailed,
               failed.get()
                   + current
                       .map(id -> "; model " + id + " stays published")
                       .orElse("; nothing is published")
                   + publishing,
-              true,
               again);
         }
       }
@@ -359,12 +346,12 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
         modelId = use.modelId();
         newer = use.newerInStore();
         if (!use.how().equals("unchanged")) {
-          String reason = use.how().equals("revert") ? REVERTED : ADOPTED;
-          events.emit(
+          ModelReason reason =
+              use.how().equals("revert") ? ModelReason.ModelReverted : ModelReason.ModelAdopted;
+          emit(
               model,
               reason,
-              false,
-              (reason.equals(REVERTED) ? "reverted to model " : "adopted model ")
+              (reason == ModelReason.ModelReverted ? "reverted to model " : "adopted model ")
                   + modelId
                   + " already in store "
                   + storeId
@@ -384,19 +371,17 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
           return blocked(
               model,
               next,
-              INVALID_MODEL,
+              ModelReason.InvalidModel,
               "OpenFGA refused the model (store " + storeId + " at " + url + "): " + e.detail(),
-              true,
               again);
         }
         LOG.atInfo()
             .addKeyValue("fgamodel", ns + "/" + model.getMetadata().getName())
             .addKeyValue("modelId", modelId)
             .log("wrote authorization model to store {} at {}", storeId, url);
-        events.emit(
+        emit(
             model,
-            WRITTEN,
-            false,
+            ModelReason.ModelWritten,
             "wrote model " + modelId + " to store " + storeId,
             modelId,
             clock.instant());
@@ -420,22 +405,21 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
                 + " Model "
                 + modelId
                 + " stays published";
-        if (StatusWrites.set(
-            next, "InSync", false, ModelPlanner.NEWER_MODEL_IN_STORE, message, clock.instant())) {
-          events.emit(
-              model,
-              ModelPlanner.NEWER_MODEL_IN_STORE,
-              true,
-              message,
-              newer.get(),
-              clock.instant());
+        if (Conditions.set(
+            next,
+            Conditions.IN_SYNC,
+            false,
+            ModelReason.NewerModelInStore.name(),
+            message,
+            clock.instant())) {
+          emit(model, ModelReason.NewerModelInStore, message, newer.get(), clock.instant());
         }
       } else {
-        StatusWrites.set(
+        Conditions.set(
             next,
-            "InSync",
+            Conditions.IN_SYNC,
             true,
-            ModelPlanner.IN_SYNC,
+            ModelReason.ModelInSync.name(),
             "the store's newest model is this FGAModel's",
             clock.instant());
       }
@@ -447,21 +431,20 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
             next,
             u.reason(),
             u.message(),
-            true,
-            u.reason().equals(PUBLISH_FAILED) ? WAIT : again);
+            u.reason().equals(ModelReason.PublishFailed) ? WAIT : again);
       }
-      StatusWrites.set(
+      Conditions.set(
           next,
-          "Ready",
+          Conditions.READY,
           true,
-          READY,
+          ModelReason.ModelReady.name(),
           "model " + modelId + " in store " + storeId + " at " + url,
           clock.instant());
       return update(model, old, next, again);
     } catch (Credentials.CredentialsException e) {
-      return blocked(model, next, StorePlanner.CREDENTIALS_ERROR, e.getMessage(), true, WAIT);
+      return blocked(model, next, ModelReason.CredentialsError, e.getMessage(), WAIT);
     } catch (IOException e) {
-      return blocked(model, next, StorePlanner.API_ERROR, e.getMessage(), true, WAIT);
+      return blocked(model, next, ModelReason.OpenFGARequestFailed, e.getMessage(), WAIT);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return UpdateControl.noUpdate();
@@ -527,16 +510,13 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
     boolean ready =
         s != null
             && s.getStoreId() != null
-            && s.getConditions().stream()
-                .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+            && Conditions.isTrue(s.getConditions(), Conditions.READY);
     if (!ready) {
       String why =
           s == null
               ? "not reconciled yet"
-              : s.getConditions().stream()
-                  .filter(c -> "Ready".equals(c.getType()))
+              : Conditions.find(s.getConditions(), Conditions.READY)
                   .map(c -> c.getReason() + ": " + c.getMessage())
-                  .findFirst()
                   .orElse("not reconciled yet");
       return Optional.of("FGAStore " + ns + "/" + name + " is not ready (" + why + ")");
     }
@@ -592,7 +572,7 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
             ? null
             : model.getSpec().getPublish().getConfigMapName();
     return new Unpublished(
-        PUBLISH_FAILED,
+        ModelReason.PublishFailed,
         "could not publish model "
             + status.getModelId()
             + (publishTo == null ? "" : " to ConfigMap " + publishTo)
@@ -644,7 +624,7 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
       } else if (!ownedBy(existing, model)) {
         return Optional.of(
             new Unpublished(
-                PUBLISH_CONFLICT,
+                ModelReason.PublishConflict,
                 "ConfigMap "
                     + ns
                     + "/"
@@ -730,14 +710,24 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
   }
 
   private UpdateControl<FGAModel> blocked(
-      FGAModel model,
-      FGAModel.Status next,
-      String reason,
-      String message,
-      boolean warn,
-      Duration again) {
-    StatusWrites.block(events, LOG, model, next, reason, message, warn, clock.instant());
+      FGAModel model, FGAModel.Status next, ModelReason reason, String message, Duration again) {
+    Instant now = clock.instant();
+    Optional<String> news = Conditions.block(next, reason.name(), message, now);
+    if (news.isPresent()) {
+      LOG.atWarn()
+          .addKeyValue(
+              "fgamodel", model.getMetadata().getNamespace() + "/" + model.getMetadata().getName())
+          .addKeyValue("reason", reason.name())
+          .log(message);
+      if (reason.warning()) {
+        events.emit(model, reason.name(), true, message, news.get(), now);
+      }
+    }
     return update(model, model.getStatus(), next, again);
+  }
+
+  private void emit(FGAModel model, ModelReason reason, String message, String key, Instant now) {
+    events.emit(model, reason.name(), reason.warning(), message, key, now);
   }
 
   private UpdateControl<FGAModel> update(

@@ -28,22 +28,6 @@ import java.util.stream.Collectors;
 public final class StorePlanner {
   private StorePlanner() {}
 
-  /** Condition reasons and Event reasons of an FGAStore. */
-  public static final String READY = "StoreReady";
-
-  public static final String CREATED = "StoreCreated";
-  public static final String ADOPTED = "StoreAdopted";
-  public static final String MISSING = "StoreMissing";
-  public static final String AMBIGUOUS = "AmbiguousStoreName";
-  public static final String NAME_MISMATCH = "StoreNameMismatch";
-  public static final String WAITING_FOR_MIGRATION = "WaitingForMigration";
-  public static final String INVALID_SPEC = "InvalidSpec";
-  public static final String API_ERROR = "OpenFGARequestFailed";
-  public static final String CREDENTIALS_ERROR = "CredentialsError";
-  public static final String NOT_DELETED = "StoreNotDeleted";
-  public static final String SERVER_NOT_ALLOWED = "ServerNotAllowed";
-  public static final String CLAIMED_ELSEWHERE = "StoreClaimedElsewhere";
-
   /** How long a deleted FGAStore's store is tried to be deleted before it is left in OpenFGA. */
   public static final Duration GIVE_UP_DELETING = Duration.ofMinutes(10);
 
@@ -51,17 +35,19 @@ public final class StorePlanner {
   public sealed interface Plan {
     /**
      * The store exists and is this resource's: record it. {@code event} is the reason of the Event
-     * to emit ({@link #ADOPTED}) or empty when nothing changed.
+     * to emit ({@link StoreReason#StoreAdopted}) or empty when nothing changed.
      */
-    record Use(Store store, boolean createdByOperator, Optional<String> event) implements Plan {}
+    record Use(Store store, boolean createdByOperator, Optional<StoreReason> event)
+        implements Plan {}
 
     /** No store has the name: create it. */
     record Create(String name) implements Plan {}
 
     /**
-     * Nothing can be done: {@code Ready=False} with this reason; an Event too when {@code warn}.
+     * Nothing can be done: {@code Ready=False} with this reason; a Warning Event too when the
+     * reason is one.
      */
-    record Blocked(String reason, String message, boolean warn) implements Plan {}
+    record Blocked(StoreReason reason, String message) implements Plan {}
   }
 
   /** The id to look up, if one is known: the spec's, else the status's. */
@@ -80,27 +66,26 @@ public final class StorePlanner {
       FGAStore.Spec spec, FGAStore.Status status, String id, Optional<Store> found, String url) {
     if (found.isEmpty()) {
       return new Plan.Blocked(
-          MISSING,
+          StoreReason.StoreMissing,
           "store "
               + id
               + " does not exist in OpenFGA at "
               + url
               + " (deleted out of band?); it is not re-created under a new id: delete and"
-              + " re-create this FGAStore to create a new store",
-          true);
+              + " re-create this FGAStore to create a new store");
     }
     Store store = found.get();
     if (!store.name().equals(spec.getName())) {
       return new Plan.Blocked(
-          NAME_MISMATCH,
-          "store " + id + " is named \"" + store.name() + "\", not \"" + spec.getName() + "\"",
-          true);
+          StoreReason.StoreNameMismatch,
+          "store " + id + " is named \"" + store.name() + "\", not \"" + spec.getName() + "\"");
     }
     boolean fromStatus =
         status != null && id.equals(status.getStoreId()) && status.getStoreId() != null;
     boolean created = fromStatus && Boolean.TRUE.equals(status.getCreatedByOperator());
     boolean isNew = !fromStatus;
-    return new Plan.Use(store, created, isNew ? Optional.of(ADOPTED) : Optional.empty());
+    return new Plan.Use(
+        store, created, isNew ? Optional.of(StoreReason.StoreAdopted) : Optional.empty());
   }
 
   /**
@@ -124,18 +109,17 @@ public final class StorePlanner {
     if (named.size() == 1) {
       Store found = named.get(0);
       return createdAsIntended(found, intent)
-          ? new Plan.Use(found, true, Optional.of(CREATED))
-          : new Plan.Use(found, false, Optional.of(ADOPTED));
+          ? new Plan.Use(found, true, Optional.of(StoreReason.StoreCreated))
+          : new Plan.Use(found, false, Optional.of(StoreReason.StoreAdopted));
     }
     return new Plan.Blocked(
-        AMBIGUOUS,
+        StoreReason.AmbiguousStoreName,
         named.size()
             + " stores are named \""
             + spec.getName()
             + "\" in OpenFGA ("
             + named.stream().map(Store::id).sorted().collect(Collectors.joining(", "))
-            + "): set spec.storeId to the one this FGAStore stands for; nothing was created",
-        true);
+            + "): set spec.storeId to the one this FGAStore stands for; nothing was created");
   }
 
   /** Whether {@code store} is the one the recorded {@code intent} was about to create. */
@@ -239,14 +223,13 @@ public final class StorePlanner {
     }
     return Optional.of(
         new Plan.Blocked(
-            SERVER_NOT_ALLOWED,
+            StoreReason.ServerNotAllowed,
             "spec.openfgaRef.url "
                 + url
                 + " is not one of the OpenFGA servers this operator is installed for ("
                 + String.join(", ", servers.urls())
                 + "; chart value storesAndModels.servers, flag --openfga-servers): nothing is sent"
-                + " to it",
-            true));
+                + " to it"));
   }
 
   /**
@@ -313,15 +296,14 @@ public final class StorePlanner {
     String url = store.getSpec().getOpenfgaRef().getUrl();
     return Optional.of(
         new Plan.Blocked(
-            CLAIMED_ELSEWHERE,
+            StoreReason.StoreClaimedElsewhere,
             (storeId == null
                     ? "the store name \"" + name + "\" at " + url
                     : "store " + storeId + " (\"" + name + "\") at " + url)
                 + " is claimed by "
                 + (first.get().holds() ? "an FGAStore" : "an older FGAStore")
                 + " in another namespace: a store belongs to one namespace, and nothing of it is"
-                + " used from here; choose another spec.name",
-            true));
+                + " used from here; choose another spec.name"));
   }
 
   /**

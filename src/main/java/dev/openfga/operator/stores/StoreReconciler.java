@@ -1,5 +1,6 @@
 package dev.openfga.operator.stores;
 
+import dev.openfga.operator.kube.Conditions;
 import dev.openfga.operator.kube.EventRecorder;
 import dev.openfga.operator.kube.StatusWrites;
 import dev.openfga.operator.kube.Timestamps;
@@ -101,12 +102,12 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
   private UpdateControl<FGAStore> reconcileNow(FGAStore store, List<FGAStore> cached) {
     FGAStore.Spec spec = store.getSpec();
     FGAStore.Status old = store.getStatus();
-    FGAStore.Status next = StatusWrites.copy(old, FGAStore.Status::new);
+    FGAStore.Status next = Conditions.copy(old, FGAStore.Status::new);
     next.setObservedGeneration(store.getMetadata().getGeneration());
 
     Optional<String> invalid = StorePlanner.invalid(spec);
     if (invalid.isPresent()) {
-      return blocked(store, next, StorePlanner.INVALID_SPEC, invalid.get(), true, null);
+      return blocked(store, next, StoreReason.InvalidSpec, invalid.get(), null);
     }
     // before anything else is read: a server the installer did not list gets no request at all
     Optional<Plan.Blocked> notAllowed = StorePlanner.serverNotAllowed(spec, servers);
@@ -116,7 +117,7 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
     Optional<String> waiting =
         gate.waiting(store.getMetadata().getNamespace(), spec.getOpenfgaRef());
     if (waiting.isPresent()) {
-      return blocked(store, next, StorePlanner.WAITING_FOR_MIGRATION, waiting.get(), false, WAIT);
+      return blocked(store, next, StoreReason.WaitingForMigration, waiting.get(), WAIT);
     }
     String url = spec.getOpenfgaRef().getUrl();
     Plan plan;
@@ -157,7 +158,7 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
             }
             // the intent first, so that a store created but not recorded (a crash, a lost
             // status write) is still known as the operator's at the next look-up by name
-            FGAStore.Status intent = StatusWrites.copy(old, FGAStore.Status::new);
+            FGAStore.Status intent = Conditions.copy(old, FGAStore.Status::new);
             intent.setCreating(
                 new FGAStore.Creating(create.name(), Timestamps.format(clock.instant())));
             Optional<FGAStore> recorded = StatusWrites.writeNow(client, store, intent);
@@ -175,16 +176,16 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
                 .addKeyValue("fgastore", ref(store))
                 .addKeyValue("storeId", created.id())
                 .log("created OpenFGA store \"{}\" at {}", create.name(), url);
-            plan = new Plan.Use(created, true, Optional.of(StorePlanner.CREATED));
+            plan = new Plan.Use(created, true, Optional.of(StoreReason.StoreCreated));
           }
         } finally {
           lock.unlock();
         }
       }
     } catch (Credentials.CredentialsException e) {
-      return blocked(store, next, StorePlanner.CREDENTIALS_ERROR, e.getMessage(), true, WAIT);
+      return blocked(store, next, StoreReason.CredentialsError, e.getMessage(), WAIT);
     } catch (IOException e) {
-      return blocked(store, next, StorePlanner.API_ERROR, e.getMessage(), true, WAIT);
+      return blocked(store, next, StoreReason.OpenFGARequestFailed, e.getMessage(), WAIT);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return UpdateControl.noUpdate();
@@ -203,12 +204,13 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
             reason ->
                 events.emit(
                     target,
-                    reason,
-                    false,
-                    (reason.equals(StorePlanner.CREATED) ? "created " : "adopted ") + message,
+                    reason.name(),
+                    reason.warning(),
+                    (reason == StoreReason.StoreCreated ? "created " : "adopted ") + message,
                     use.store().id(),
                     clock.instant()));
-    StatusWrites.set(next, "Ready", true, StorePlanner.READY, message, clock.instant());
+    Conditions.set(
+        next, Conditions.READY, true, StoreReason.StoreReady.name(), message, clock.instant());
     return update(store, old, next, RECHECK);
   }
 
@@ -250,7 +252,7 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
               + " storesAndModels.servers, flag --openfga-servers), and nothing is sent to it;"
               + " delete the store there if it is not wanted";
       LOG.atWarn().addKeyValue("fgastore", ref(store)).log(message);
-      events.emit(store, StorePlanner.NOT_DELETED, true, message, "delete", clock.instant());
+      emit(store, StoreReason.StoreNotDeleted, message, "delete", clock.instant());
       return DeleteControl.defaultDelete();
     }
     Optional<FGAStore> sharing =
@@ -270,7 +272,7 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
               + " stands for it too (or, without an id yet, names it); delete it in OpenFGA when"
               + " nothing needs it";
       LOG.atWarn().addKeyValue("fgastore", ref(store)).log(message);
-      events.emit(store, StorePlanner.NOT_DELETED, true, message, "delete", clock.instant());
+      emit(store, StoreReason.StoreNotDeleted, message, "delete", clock.instant());
       return DeleteControl.defaultDelete();
     }
     FGAStore.OpenFgaRef ref = store.getSpec().getOpenfgaRef();
@@ -337,16 +339,15 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
               + e.getMessage()
               + "): it is left in OpenFGA; delete it there if it is not wanted";
       LOG.atWarn().addKeyValue("fgastore", ref(store)).log(message);
-      events.emit(store, StorePlanner.NOT_DELETED, true, message, "delete", now);
+      emit(store, StoreReason.StoreNotDeleted, message, "delete", now);
       return DeleteControl.defaultDelete();
     }
     LOG.atWarn()
         .addKeyValue("fgastore", ref(store))
         .log("could not delete {}: {}; trying again", where, e.getMessage());
-    events.emit(
+    emit(
         store,
-        credentials ? StorePlanner.CREDENTIALS_ERROR : StorePlanner.API_ERROR,
-        true,
+        credentials ? StoreReason.CredentialsError : StoreReason.OpenFGARequestFailed,
         "could not delete "
             + where
             + ": "
@@ -370,20 +371,29 @@ public final class StoreReconciler implements Reconciler<FGAStore>, Cleaner<FGAS
 
   private UpdateControl<FGAStore> blocked(
       FGAStore store, FGAStore.Status next, Plan.Blocked blocked, Duration again) {
-    return blocked(store, next, blocked.reason(), blocked.message(), blocked.warn(), again);
+    return blocked(store, next, blocked.reason(), blocked.message(), again);
   }
 
   /** {@code Ready=False}: the FGAStore stands for no store now (its FGAModels wait). */
   private UpdateControl<FGAStore> blocked(
-      FGAStore store,
-      FGAStore.Status next,
-      String reason,
-      String message,
-      boolean warn,
-      Duration again) {
+      FGAStore store, FGAStore.Status next, StoreReason reason, String message, Duration again) {
     claims.release(store.getMetadata().getUid());
-    StatusWrites.block(events, LOG, store, next, reason, message, warn, clock.instant());
+    Instant now = clock.instant();
+    Optional<String> news = Conditions.block(next, reason.name(), message, now);
+    if (news.isPresent()) {
+      LOG.atWarn()
+          .addKeyValue("fgastore", ref(store))
+          .addKeyValue("reason", reason.name())
+          .log(message);
+      if (reason.warning()) {
+        emit(store, reason, message, news.get(), now);
+      }
+    }
     return update(store, store.getStatus(), next, again);
+  }
+
+  private void emit(FGAStore store, StoreReason reason, String message, String key, Instant now) {
+    events.emit(store, reason.name(), reason.warning(), message, key, now);
   }
 
   private UpdateControl<FGAStore> update(

@@ -7,23 +7,20 @@ import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.introspect.BeanPropertyDefinition;
 import dev.openfga.operator.models.FGAModel;
-import dev.openfga.operator.models.ModelPlanner;
-import dev.openfga.operator.models.ModelReconciler;
+import dev.openfga.operator.models.ModelReason;
 import dev.openfga.operator.stores.FGAStore;
-import dev.openfga.operator.stores.StorePlanner;
+import dev.openfga.operator.stores.StoreReason;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceColumnDefinition;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
 import java.io.IOException;
-import java.lang.reflect.Field;
-import java.lang.reflect.Modifier;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
@@ -315,12 +312,10 @@ class CrdReferenceTest {
    */
   @Test
   void theReasonsTheCrdsListAreTheCodes() throws IllegalAccessException {
-    Set<String> store = reasons(StorePlanner.class);
-    Set<String> model = reasons(ModelReconciler.class, ModelPlanner.class);
-    // reasons of Events only, never of a condition
-    store.removeAll(Set.of("StoreCreated", "StoreAdopted", "StoreNotDeleted"));
-    model.removeAll(Set.of("ModelWritten", "ModelAdopted", "ModelReverted"));
-    model.addAll(Set.of(StorePlanner.CREDENTIALS_ERROR, StorePlanner.API_ERROR));
+    List<String> store =
+        Arrays.stream(StoreReason.values()).filter(StoreReason::condition).map(Enum::name).toList();
+    List<String> model =
+        Arrays.stream(ModelReason.values()).filter(ModelReason::condition).map(Enum::name).toList();
 
     assertThat(listedReasons("fgastores.openfga.dev")).containsExactlyInAnyOrderElementsOf(store);
     assertThat(listedReasons("fgamodels.openfga.dev")).containsExactlyInAnyOrderElementsOf(model);
@@ -338,24 +333,5 @@ class CrdReferenceTest {
       }
     }
     return listed;
-  }
-
-  /** The values of the classes' String constants that are CamelCase words: their reasons. */
-  private static Set<String> reasons(Class<?>... classes) throws IllegalAccessException {
-    Set<String> reasons = new TreeSet<>();
-    for (Class<?> c : classes) {
-      for (Field f : c.getDeclaredFields()) {
-        if (Modifier.isStatic(f.getModifiers())
-            && Modifier.isFinal(f.getModifiers())
-            && f.getType() == String.class) {
-          f.setAccessible(true);
-          String value = (String) f.get(null);
-          if (value.matches("[A-Z][A-Za-z]+")) {
-            reasons.add(value);
-          }
-        }
-      }
-    }
-    return reasons;
   }
 }

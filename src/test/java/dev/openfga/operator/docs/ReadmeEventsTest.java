@@ -3,6 +3,8 @@ package dev.openfga.operator.docs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.openfga.operator.migration.rules.EventReason;
+import dev.openfga.operator.models.ModelReason;
+import dev.openfga.operator.stores.StoreReason;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -36,29 +38,45 @@ class ReadmeEventsTest {
   }
 
   @Test
-  void everyFgaStoreAndFgaModelReasonIsInTheReadme() throws Exception {
+  void everyFgaStoreAndFgaModelReasonIsInTheReadme() throws IOException {
     String section = Files.readString(Path.of("docs", "stores-and-models.md"));
     List<String> reasons = new java.util.ArrayList<>();
-    for (Class<?> c :
-        List.of(
-            dev.openfga.operator.stores.StorePlanner.class,
-            dev.openfga.operator.models.ModelPlanner.class,
-            dev.openfga.operator.models.ModelReconciler.class)) {
-      for (java.lang.reflect.Field f : c.getDeclaredFields()) {
-        int mods = f.getModifiers();
-        if (java.lang.reflect.Modifier.isStatic(mods)
-            && java.lang.reflect.Modifier.isFinal(mods)
-            && f.getType() == String.class) {
-          f.setAccessible(true);
-          String value = (String) f.get(null);
-          if (value.matches("[A-Z][A-Za-z]+")) {
-            reasons.add(value);
-          }
-        }
-      }
-    }
+    Arrays.stream(StoreReason.values()).map(Enum::name).forEach(reasons::add);
+    Arrays.stream(ModelReason.values()).map(Enum::name).forEach(reasons::add);
     assertThat(reasons)
         .contains("StoreNotDeleted", "PublishFailed")
         .allSatisfy(r -> assertThat(section).as(r).contains("`" + r + "`"));
+  }
+
+  /**
+   * The FGAStore table of docs/stores-and-models.md has a row for each reason of its condition
+   * {@code Ready}, and says "Warning" in its Event column exactly for a reason that is one.
+   */
+  @Test
+  void theFgaStoreTableSaysWhichReasonIsAWarning() throws IOException {
+    String doc = Files.readString(Path.of("docs", "stores-and-models.md"));
+    String table =
+        doc.substring(
+            doc.indexOf("The condition `Ready` and its reasons:"), doc.indexOf("## FGAModel"));
+    Matcher m =
+        Pattern.compile("(?m)^\\| `(\\w+)` \\| (True|False) \\| [^|]+ \\| ([^|]+) \\|$")
+            .matcher(table);
+    List<String> rows = new java.util.ArrayList<>();
+    while (m.find()) {
+      StoreReason reason = StoreReason.valueOf(m.group(1));
+      assertThat(m.group(3).strip().equals("Warning"))
+          .as(reason.name())
+          .isEqualTo(reason.warning());
+      assertThat(m.group(2))
+          .as(reason.name())
+          .isEqualTo(reason == StoreReason.StoreReady ? "True" : "False");
+      rows.add(reason.name());
+    }
+    assertThat(rows)
+        .containsExactlyInAnyOrderElementsOf(
+            Arrays.stream(StoreReason.values())
+                .filter(StoreReason::condition)
+                .map(Enum::name)
+                .toList());
   }
 }

@@ -3,7 +3,7 @@ package dev.openfga.operator.kube;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.openfga.operator.stores.FGAStore;
-import dev.openfga.operator.stores.StorePlanner;
+import dev.openfga.operator.stores.StoreReason;
 import dev.openfga.operator.testing.MockCluster;
 import dev.openfga.operator.testing.TestStores;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
@@ -12,7 +12,7 @@ import java.time.Instant;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** The status writes of the FGAStore and FGAModel controllers against the mock API server. */
+/** The status writes of the custom resources against the mock API server. */
 class StatusWritesTest {
   private final MockCluster cluster = MockCluster.withoutControllers();
 
@@ -43,69 +43,6 @@ class StatusWritesTest {
   }
 
   @Test
-  void theSameProblemComingBackAfterReadyIsAWarningEventAgain() {
-    FGAStore store = TestStores.create(cluster, "app", "app", null);
-    var events = new dev.openfga.operator.kube.EventRecorder(cluster.client(), "test");
-    var log = org.slf4j.LoggerFactory.getLogger(StatusWritesTest.class);
-    FGAStore.Status status = new FGAStore.Status();
-    Instant t0 = Instant.parse("2026-12-03T10:00:00Z");
-    String down = "GET http://openfga:8080/stores: connection refused";
-
-    StatusWrites.block(events, log, store, status, "OpenFGARequestFailed", down, true, t0);
-    // looked at again, still down: no news, no Event
-    StatusWrites.block(
-        events, log, store, status, "OpenFGARequestFailed", down, true, t0.plusSeconds(10));
-    StatusWrites.set(status, "Ready", true, "StoreReady", "store s", t0.plusSeconds(60));
-    // days later, the same failure
-    StatusWrites.block(
-        events, log, store, status, "OpenFGARequestFailed", down, true, t0.plusSeconds(86_400));
-
-    assertThat(
-            cluster.client().v1().events().inNamespace(MockCluster.NS).list().getItems().stream()
-                .filter(e -> "OpenFGARequestFailed".equals(e.getReason())))
-        .hasSize(2);
-
-    // a reconcile whose status write was refused (409) looks again a second later from the same
-    // ready copy: the same problem is not a new Warning
-    FGAStore.Status ready = new FGAStore.Status();
-    StatusWrites.set(ready, "Ready", true, "StoreReady", "store s", t0.plusSeconds(200_000));
-    String refused = "GET http://openfga:8080/stores: HTTP 500";
-    for (int look = 0; look < 2; look++) {
-      StatusWrites.block(
-          events,
-          log,
-          store,
-          StatusWrites.copy(ready, FGAStore.Status::new),
-          "OpenFGARequestFailed",
-          refused,
-          true,
-          t0.plusSeconds(200_100 + look));
-    }
-    assertThat(
-            cluster.client().v1().events().inNamespace(MockCluster.NS).list().getItems().stream()
-                .filter(e -> e.getMessage().equals(refused)))
-        .hasSize(1);
-
-    // within one spell of not being ready, a problem that comes back after another is not news
-    String other = "GET http://openfga:8080/stores: HTTP 503";
-    Instant later = t0.plusSeconds(100_000);
-    StatusWrites.block(events, log, store, status, "OpenFGARequestFailed", other, true, later);
-    StatusWrites.block(
-        events, log, store, status, "OpenFGARequestFailed", down, true, later.plusSeconds(10));
-    StatusWrites.block(
-        events, log, store, status, "OpenFGARequestFailed", other, true, later.plusSeconds(20));
-    assertThat(
-            cluster.client().v1().events().inNamespace(MockCluster.NS).list().getItems().stream()
-                .filter(e -> e.getMessage().equals(down)))
-        .as("one per spell of not being ready")
-        .hasSize(2);
-    assertThat(
-            cluster.client().v1().events().inNamespace(MockCluster.NS).list().getItems().stream()
-                .filter(e -> e.getMessage().equals(other)))
-        .hasSize(1);
-  }
-
-  @Test
   void aStatusIsStillWrittenWhenOnlyALabelChangedSinceTheRead() {
     FGAStore read = TestStores.create(cluster, "app", "app", null);
     // while the reconcile created the store, a GitOps tool labelled the resource
@@ -130,7 +67,8 @@ class StatusWritesTest {
     FGAStore.Status s = new FGAStore.Status();
     s.setStoreId(id);
     s.setCreatedByOperator(created);
-    StatusWrites.set(s, "Ready", true, StorePlanner.READY, "ready", Instant.EPOCH);
+    Conditions.set(
+        s, Conditions.READY, true, StoreReason.StoreReady.name(), "ready", Instant.EPOCH);
     return s;
   }
 }

@@ -140,10 +140,11 @@ class StoreClaimScenarioTest {
     String loser = winner.equals(TEAM_A) ? TEAM_B : TEAM_A;
     FGAStore won = both.get(winner);
     FGAStore lost = both.get(loser);
-    assertThat(ready(Optional.of(won.getStatus())).getReason()).isEqualTo(StorePlanner.READY);
+    assertThat(ready(Optional.of(won.getStatus())).getReason())
+        .isEqualTo(StoreReason.StoreReady.name());
     Condition refused = ready(Optional.of(lost.getStatus()));
     assertThat(refused.getStatus()).isEqualTo("False");
-    assertThat(refused.getReason()).isEqualTo(StorePlanner.CLAIMED_ELSEWHERE);
+    assertThat(refused.getReason()).isEqualTo(StoreReason.StoreClaimedElsewhere.name());
     assertThat(refused.getMessage())
         .contains("claimed by")
         .contains("in another namespace")
@@ -169,7 +170,7 @@ class StoreClaimScenarioTest {
                 m -> ready(Optional.ofNullable(m.getStatus())) != null);
     assertThat(ready(Optional.of(waiting.getStatus())).getReason()).isEqualTo("StoreNotReady");
     assertThat(ready(Optional.of(waiting.getStatus())).getMessage())
-        .contains(StorePlanner.CLAIMED_ELSEWHERE);
+        .contains(StoreReason.StoreClaimedElsewhere.name());
     assertThat(api.modelsWritten).hasValue(0);
     applyModel(winner);
     await().atMost(WAIT).until(() -> api.modelsWritten.get() == 1);
@@ -185,7 +186,7 @@ class StoreClaimScenarioTest {
             .until(
                 () -> ready(Optional.ofNullable(get(loser).getStatus())),
                 c -> c.getMessage().startsWith("store " + id));
-    assertThat(pinned.getReason()).isEqualTo(StorePlanner.CLAIMED_ELSEWHERE);
+    assertThat(pinned.getReason()).isEqualTo(StoreReason.StoreClaimedElsewhere.name());
     assertThat(api.modelsWritten).hasValue(1);
 
     // the owner gone (Retain keeps the store), the other namespace may take it over
@@ -195,7 +196,9 @@ class StoreClaimScenarioTest {
         cluster.client().resources(FGAStore.class).inNamespace(loser).withName("app"),
         s -> s.getMetadata().setAnnotations(Map.of("touched", "1")));
     FGAStore adopted =
-        await().atMost(WAIT).until(() -> get(loser), s -> StorePlanner.READY.equals(reason(s)));
+        await()
+            .atMost(WAIT)
+            .until(() -> get(loser), s -> StoreReason.StoreReady.name().equals(reason(s)));
     assertThat(adopted.getStatus().getStoreId()).isEqualTo(id);
     assertThat(adopted.getStatus().getCreatedByOperator()).isFalse();
     assertThat(api.stores).hasSize(1);
@@ -211,13 +214,16 @@ class StoreClaimScenarioTest {
     startOperator();
     apply(TEAM_A, "in-use");
     FGAStore holder =
-        await().atMost(WAIT).until(() -> get(TEAM_A), s -> StorePlanner.READY.equals(reason(s)));
+        await()
+            .atMost(WAIT)
+            .until(() -> get(TEAM_A), s -> StoreReason.StoreReady.name().equals(reason(s)));
 
     apply(TEAM_B, "in-use");
     FGAStore refused =
         await()
             .atMost(WAIT)
-            .until(() -> get(TEAM_B), s -> StorePlanner.CLAIMED_ELSEWHERE.equals(reason(s)));
+            .until(
+                () -> get(TEAM_B), s -> StoreReason.StoreClaimedElsewhere.name().equals(reason(s)));
     assertThat(ready(Optional.of(refused.getStatus())).getMessage())
         .startsWith("store " + holder.getStatus().getStoreId() + " (\"in-use\")")
         .doesNotContain(TEAM_A);
@@ -226,8 +232,8 @@ class StoreClaimScenarioTest {
             cluster.client().v1().events().inNamespace(TEAM_B).list().getItems().stream()
                 .map(e -> e.getReason())
                 .toList())
-        .containsExactly(StorePlanner.CLAIMED_ELSEWHERE);
+        .containsExactly(StoreReason.StoreClaimedElsewhere.name());
     // the holder stays ready
-    assertThat(reason(get(TEAM_A))).isEqualTo(StorePlanner.READY);
+    assertThat(reason(get(TEAM_A))).isEqualTo(StoreReason.StoreReady.name());
   }
 }

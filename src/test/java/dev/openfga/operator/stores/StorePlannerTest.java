@@ -48,7 +48,7 @@ class StorePlannerTest {
   void exactlyOneStoreWithTheNameIsAdoptedNotCreatedByTheOperator() {
     Plan plan = StorePlanner.forName(spec("app", null, null), List.of(store(ID_A, "app")), null);
     assertThat(plan)
-        .isEqualTo(new Plan.Use(store(ID_A, "app"), false, Optional.of(StorePlanner.ADOPTED)));
+        .isEqualTo(new Plan.Use(store(ID_A, "app"), false, Optional.of(StoreReason.StoreAdopted)));
   }
 
   @Test
@@ -60,7 +60,7 @@ class StorePlannerTest {
       Store found = new Store(ID_A, "app", createdAt);
       assertThat(StorePlanner.forName(spec("app", null, null), List.of(found), intent))
           .as(createdAt)
-          .isEqualTo(new Plan.Use(found, true, Optional.of(StorePlanner.CREATED)));
+          .isEqualTo(new Plan.Use(found, true, Optional.of(StoreReason.StoreCreated)));
     }
   }
 
@@ -72,7 +72,7 @@ class StorePlannerTest {
       Store found = new Store(ID_A, "app", createdAt);
       assertThat(StorePlanner.forName(spec("app", null, null), List.of(found), intent))
           .as(createdAt)
-          .isEqualTo(new Plan.Use(found, false, Optional.of(StorePlanner.ADOPTED)));
+          .isEqualTo(new Plan.Use(found, false, Optional.of(StoreReason.StoreAdopted)));
     }
   }
 
@@ -85,7 +85,7 @@ class StorePlannerTest {
             new FGAStore.Creating("app", null),
             new FGAStore.Creating("app", "yesterday"))) {
       assertThat(StorePlanner.forName(spec("app", null, null), List.of(found), intent))
-          .isEqualTo(new Plan.Use(found, false, Optional.of(StorePlanner.ADOPTED)));
+          .isEqualTo(new Plan.Use(found, false, Optional.of(StoreReason.StoreAdopted)));
     }
   }
 
@@ -99,8 +99,8 @@ class StorePlannerTest {
             new FGAStore.Creating("app", "2026-01-01T00:00:00Z"));
     assertThat(plan).isInstanceOf(Plan.Blocked.class);
     Plan.Blocked blocked = (Plan.Blocked) plan;
-    assertThat(blocked.reason()).isEqualTo(StorePlanner.AMBIGUOUS);
-    assertThat(blocked.warn()).isTrue();
+    assertThat(blocked.reason()).isEqualTo(StoreReason.AmbiguousStoreName);
+    assertThat(blocked.reason().warning()).isTrue();
     assertThat(blocked.message())
         .contains("2 stores are named \"app\"")
         .contains(ID_A + ", " + ID_B)
@@ -122,8 +122,8 @@ class StorePlannerTest {
             spec("app", null, null), status(ID_A, true), ID_A, Optional.empty(), URL);
     assertThat(plan).isInstanceOf(Plan.Blocked.class);
     Plan.Blocked blocked = (Plan.Blocked) plan;
-    assertThat(blocked.reason()).isEqualTo(StorePlanner.MISSING);
-    assertThat(blocked.warn()).isTrue();
+    assertThat(blocked.reason()).isEqualTo(StoreReason.StoreMissing);
+    assertThat(blocked.reason().warning()).isTrue();
     assertThat(blocked.message()).contains(ID_A).contains(URL).contains("not re-created");
   }
 
@@ -157,7 +157,7 @@ class StorePlannerTest {
                 ID_A,
                 Optional.of(store(ID_A, "app")),
                 URL))
-        .isEqualTo(new Plan.Use(store(ID_A, "app"), false, Optional.of(StorePlanner.ADOPTED)));
+        .isEqualTo(new Plan.Use(store(ID_A, "app"), false, Optional.of(StoreReason.StoreAdopted)));
   }
 
   @Test
@@ -166,7 +166,7 @@ class StorePlannerTest {
         StorePlanner.forKnownId(
             spec("app", ID_A, null), null, ID_A, Optional.of(store(ID_A, "other")), URL);
     assertThat(plan).isInstanceOf(Plan.Blocked.class);
-    assertThat(((Plan.Blocked) plan).reason()).isEqualTo(StorePlanner.NAME_MISMATCH);
+    assertThat(((Plan.Blocked) plan).reason()).isEqualTo(StoreReason.StoreNameMismatch);
     assertThat(((Plan.Blocked) plan).message()).contains("\"other\"").contains("\"app\"");
   }
 
@@ -309,8 +309,8 @@ class StorePlannerTest {
       spec.getOpenfgaRef().setUrl(url);
       Optional<Plan.Blocked> blocked = StorePlanner.serverNotAllowed(spec, servers);
       assertThat(blocked).as(url).isPresent();
-      assertThat(blocked.get().reason()).isEqualTo(StorePlanner.SERVER_NOT_ALLOWED);
-      assertThat(blocked.get().warn()).isTrue();
+      assertThat(blocked.get().reason()).isEqualTo(StoreReason.ServerNotAllowed);
+      assertThat(blocked.get().reason().warning()).isTrue();
       assertThat(blocked.get().message())
           .contains("spec.openfgaRef.url " + url + " is not one of the OpenFGA servers")
           .contains("http://openfga.openfga:8080, https://fga.example/api/")
@@ -350,8 +350,8 @@ class StorePlannerTest {
 
     Optional<Plan.Blocked> blocked = claimed(byName, ID_A, holder);
     assertThat(blocked).isPresent();
-    assertThat(blocked.get().reason()).isEqualTo(StorePlanner.CLAIMED_ELSEWHERE);
-    assertThat(blocked.get().warn()).isTrue();
+    assertThat(blocked.get().reason()).isEqualTo(StoreReason.StoreClaimedElsewhere);
+    assertThat(blocked.get().reason().warning()).isTrue();
     assertThat(blocked.get().message())
         .isEqualTo(
             "store "

@@ -131,7 +131,9 @@ class StoreScenarioTest {
     assertThat(s.getStatus().getStoreId()).isEqualTo(id);
     assertThat(s.getStatus().getCreatedByOperator()).isTrue();
     assertThat(s.getStatus().getCreating()).isNull();
-    assertThat(eventReasons()).contains(StorePlanner.CREATED).doesNotContain(StorePlanner.ADOPTED);
+    assertThat(eventReasons())
+        .contains(StoreReason.StoreCreated.name())
+        .doesNotContain(StoreReason.StoreAdopted.name());
 
     cluster.client().resources(FGAStore.class).inNamespace(MockCluster.NS).withName("app").delete();
     await().atMost(WAIT).until(() -> TestStores.get(cluster, "app") == null);
@@ -164,7 +166,8 @@ class StoreScenarioTest {
                 first.getStatus().getCreatedByOperator(),
                 second.getStatus().getCreatedByOperator()))
         .containsExactlyInAnyOrder(true, false);
-    assertThat(eventReasons()).containsOnlyOnce(StorePlanner.CREATED, StorePlanner.ADOPTED);
+    assertThat(eventReasons())
+        .containsOnlyOnce(StoreReason.StoreCreated.name(), StoreReason.StoreAdopted.name());
 
     // the one that made it, deleted under Delete, keeps it: the other stands for it
     String creator =
@@ -178,7 +181,7 @@ class StoreScenarioTest {
     await().atMost(WAIT).until(() -> TestStores.get(cluster, creator) == null);
     assertThat(this.stores).containsOnlyKeys(id);
     assertThat(cluster.client().v1().events().inNamespace(MockCluster.NS).list().getItems())
-        .filteredOn(e -> e.getReason().equals(StorePlanner.NOT_DELETED))
+        .filteredOn(e -> e.getReason().equals(StoreReason.StoreNotDeleted.name()))
         .singleElement()
         .satisfies(
             e ->
@@ -216,14 +219,14 @@ class StoreScenarioTest {
             .atMost(WAIT)
             .until(
                 () -> ready("foreign"),
-                c -> c != null && c.getReason().equals(StorePlanner.SERVER_NOT_ALLOWED));
+                c -> c != null && c.getReason().equals(StoreReason.ServerNotAllowed.name()));
     // the reconcile that wrote this sent nothing there, not even the look-up by name
     assertThat(notListedAsked).hasValue(0);
     assertThat(refused.getStatus()).isEqualTo("False");
     assertThat(refused.getMessage())
         .contains(foreign + " is not one of the OpenFGA servers")
         .contains(openfga.url());
-    assertThat(eventReasons()).containsOnlyOnce(StorePlanner.SERVER_NOT_ALLOWED);
+    assertThat(eventReasons()).containsOnlyOnce(StoreReason.ServerNotAllowed.name());
 
     // its FGAModel waits, and nothing of it goes there either
     FGAModel model = new FGAModel();
@@ -251,7 +254,7 @@ class StoreScenarioTest {
                           .orElse(null);
                 },
                 c -> c != null && c.getReason().equals("StoreNotReady"));
-    assertThat(waiting.getMessage()).contains(StorePlanner.SERVER_NOT_ALLOWED);
+    assertThat(waiting.getMessage()).contains(StoreReason.ServerNotAllowed.name());
 
     // a store the operator made on a listed server, its url then pointed at the other one and the
     // FGAStore deleted (deletionPolicy Delete): the deletion is not sent there either
@@ -282,7 +285,7 @@ class StoreScenarioTest {
     assertThat(notListedAsked).as("requests to the server not listed").hasValue(0);
     assertThat(stores).containsKey(id);
     assertThat(cluster.client().v1().events().inNamespace(MockCluster.NS).list().getItems())
-        .filteredOn(e -> e.getReason().equals(StorePlanner.NOT_DELETED))
+        .filteredOn(e -> e.getReason().equals(StoreReason.StoreNotDeleted.name()))
         .singleElement()
         .satisfies(
             e ->
@@ -300,13 +303,13 @@ class StoreScenarioTest {
             .atMost(WAIT)
             .until(
                 () -> ready("proxied"),
-                c -> c != null && c.getReason().equals(StorePlanner.API_ERROR));
+                c -> c != null && c.getReason().equals(StoreReason.OpenFGARequestFailed.name()));
     assertThat(failed.getMessage())
         .endsWith("/stores: HTTP 502, not an OpenFGA error body")
         .doesNotContain("leaked-123")
         .doesNotContain("Bad Gateway");
     assertThat(cluster.client().v1().events().inNamespace(MockCluster.NS).list().getItems())
-        .filteredOn(e -> e.getReason().equals(StorePlanner.API_ERROR))
+        .filteredOn(e -> e.getReason().equals(StoreReason.OpenFGARequestFailed.name()))
         .singleElement()
         .satisfies(
             e ->
@@ -370,7 +373,7 @@ class StoreScenarioTest {
             () ->
                 assertThat(ready("other"))
                     .extracting(Condition::getReason)
-                    .isEqualTo(StorePlanner.CREDENTIALS_ERROR));
+                    .isEqualTo(StoreReason.CredentialsError.name()));
     assertThat(ready("other").getMessage())
         .contains(
             "Secret "
@@ -435,7 +438,7 @@ class StoreScenarioTest {
             () ->
                 assertThat(ready("app"))
                     .extracting(Condition::getReason)
-                    .isEqualTo(StorePlanner.CREDENTIALS_ERROR));
+                    .isEqualTo(StoreReason.CredentialsError.name()));
 
     cluster.client().resources(FGAStore.class).inNamespace(MockCluster.NS).withName("app").delete();
 
@@ -473,7 +476,7 @@ class StoreScenarioTest {
 
     cluster.client().resources(FGAStore.class).inNamespace(MockCluster.NS).withName("app").delete();
 
-    await().atMost(WAIT).until(() -> eventReasons().contains(StorePlanner.CREDENTIALS_ERROR));
+    await().atMost(WAIT).until(() -> eventReasons().contains(StoreReason.CredentialsError.name()));
     assertThat(TestStores.get(cluster, "app")).isNotNull();
     assertThat(stores).hasSize(1);
   }
