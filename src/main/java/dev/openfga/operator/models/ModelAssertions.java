@@ -7,6 +7,7 @@ import dev.openfga.operator.openfga.ApiException;
 import dev.openfga.operator.openfga.FgaApi;
 import dev.openfga.operator.openfga.ModelJson;
 import dev.openfga.operator.openfga.Store;
+import dev.openfga.operator.stores.FGAStore;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -140,11 +141,8 @@ public final class ModelAssertions {
    * and nothing else is; the same FGAModel's tests never run twice at once.
    */
   public static String scratchName(String modelUid) {
-    return SCRATCH_PREFIX + modelUid;
+    return FGAStore.SCRATCH_PREFIX + modelUid;
   }
-
-  /** What every scratch store's name starts with; no FGAStore may name a store so. */
-  public static final String SCRATCH_PREFIX = "fgamodel-test-";
 
   /**
    * The requests the tests expand to, counted without making them: one check per user, object and

@@ -23,6 +23,12 @@ public class FGAStore extends CustomResource<FGAStore.Spec, FGAStore.Status> imp
   public static final String GROUP = "openfga.dev";
   public static final String VERSION = "v1alpha1";
 
+  /**
+   * What the names of the FGAModel tests' scratch stores start with: no FGAStore may name its store
+   * so (the tests delete every store of their scratch name).
+   */
+  public static final String SCRATCH_PREFIX = "fgamodel-test-";
+
   /** {@code spec.deletionPolicy}: keep the store (default), or delete the one it created. */
   public enum DeletionPolicy {
     Retain,

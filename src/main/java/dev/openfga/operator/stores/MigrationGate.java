@@ -1,6 +1,5 @@
 package dev.openfga.operator.stores;
 
-import dev.openfga.operator.kube.Names;
 import dev.openfga.operator.migration.rules.DeploymentSettings;
 import dev.openfga.operator.migration.rules.ImageVersion;
 import dev.openfga.operator.migration.rules.Keys;
@@ -9,14 +8,11 @@ import dev.openfga.operator.migration.rules.Ownership;
 import dev.openfga.operator.migration.rules.StatusRecord;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
-import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import java.util.List;
 import java.util.Optional;
 
 /**
- * {@code openfgaRef.deploymentRef}: nothing touches the store until the OpenFGA Deployment's
+ * {@code openfgaRef.deploymentRef}, pure: nothing touches the store until the OpenFGA Deployment's
  * database has been migrated once (a version recorded in its status ConfigMap) and the Deployment
  * has an available replica. No peer waits for this; a store created before the schema exists fails.
  *
@@ -29,35 +25,19 @@ import java.util.Optional;
  * the replica.
  */
 final class MigrationGate {
-  private final KubernetesClient client;
+  private MigrationGate() {}
 
-  MigrationGate(KubernetesClient client) {
-    this.client = client;
-  }
-
-  /** Why the store must wait, or empty when it need not (no deploymentRef, or ready). */
-  Optional<String> waiting(String namespace, FGAStore.OpenFgaRef ref) {
-    if (ref == null || ref.getDeploymentRef() == null || ref.getDeploymentRef().getName() == null) {
-      return Optional.empty();
-    }
-    String name = ref.getDeploymentRef().getName();
-    // a list by name: the operator's Role lists and watches Deployments, it does not get them
-    List<Deployment> found =
-        client
-            .apps()
-            .deployments()
-            .inNamespace(namespace)
-            .withField("metadata.name", name)
-            .list(new ListOptionsBuilder().withLimit(1L).build())
-            .getItems();
-    if (found.isEmpty()) {
+  /**
+   * Why the store must wait, or empty when it need not, from what {@link StoreStep.ReadMigration}
+   * read of the Deployment {@code namespace/name}.
+   */
+  static Optional<String> waiting(String namespace, String name, StoreAnswer.Migration read) {
+    if (read.deployment().isEmpty()) {
       return Optional.of(
           "Deployment " + namespace + "/" + name + " (openfgaRef.deploymentRef) does not exist");
     }
-    Deployment deployment = found.get(0);
-    ConfigMap record =
-        client.configMaps().inNamespace(namespace).withName(Names.statusConfigMap(name)).get();
-    return waiting(deployment, recorded(record, deployment));
+    Deployment deployment = read.deployment().get();
+    return waiting(deployment, recorded(read.record().orElse(null), deployment));
   }
 
   /**

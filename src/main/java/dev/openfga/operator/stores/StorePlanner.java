@@ -1,53 +1,255 @@
 package dev.openfga.operator.stores;
 
-import dev.openfga.operator.models.ModelAssertions;
+import dev.openfga.operator.kube.Conditions;
+import dev.openfga.operator.kube.StatusWrites;
+import dev.openfga.operator.kube.Timestamps;
+import dev.openfga.operator.openfga.OpenFgaCallLimit;
 import dev.openfga.operator.openfga.Servers;
 import dev.openfga.operator.openfga.Store;
+import dev.openfga.operator.stores.StoreAnswer.Failed;
+import dev.openfga.operator.stores.StorePlan.Emit;
+import dev.openfga.operator.stores.StorePlan.Note;
+import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Collection;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.stream.Collectors;
 
 /**
- * What to do about an {@link FGAStore}, from what the OpenFGA API said: pure, so every rule is
- * tested directly ({@code StorePlannerTest}).
+ * What to do about an {@link FGAStore}: pure, a function of a {@link StoreObservation}, so every
+ * rule is tested directly ({@code StorePlannerTest}). It decides the calls (look the store up,
+ * create it, claim it), and from their answers the status, the Events and when to look again:
  *
  * <ul>
+ *   <li>Only on a server the installer listed ({@link #serverNotAllowed}): nothing is sent to any
+ *       other, not even a look-up; and, with {@code deploymentRef}, not before that Deployment's
+ *       database was migrated once ({@link MigrationGate}).
  *   <li>A known store (the spec's {@code storeId}, else the one in the status) is looked up by id;
  *       gone → {@code StoreMissing}, never re-created under a new id.
  *   <li>Otherwise by name: none → create (its intent recorded first, {@code status.creating});
  *       exactly one → adopt, as the operator's own when the recorded intent names it and it was
  *       created about then; several → {@code AmbiguousStoreName}, nothing created.
- *   <li>Only on a server the installer listed ({@link #serverNotAllowed}), and only a store no
- *       FGAStore of another namespace comes first for ({@link #claimedElsewhere}).
+ *   <li>Only a store no FGAStore of another namespace comes first for ({@link
+ *       ClaimRule#claimedElsewhere}).
  * </ul>
+ *
+ * The deletion is {@link StoreDeletion}'s.
  */
 public final class StorePlanner {
-  private StorePlanner() {}
+  /** How often a ready store is checked again (out-of-band deletion → StoreMissing). */
+  public static final Duration RECHECK = Duration.ofMinutes(5);
 
-  /** How long a deleted FGAStore's store is tried to be deleted before it is left in OpenFGA. */
-  public static final Duration GIVE_UP_DELETING = Duration.ofMinutes(10);
+  /** How soon a store that waits (migration, credentials, the API) is looked at again. */
+  public static final Duration WAIT = Duration.ofSeconds(10);
 
-  /** The decision. */
-  public sealed interface Plan {
-    /**
-     * The store exists and is this resource's: record it. {@code event} is the reason of the Event
-     * to emit ({@link StoreReason#StoreAdopted}) or empty when nothing changed.
-     */
-    record Use(Store store, boolean createdByOperator, Optional<StoreReason> event)
-        implements Plan {}
+  /**
+   * How far a store's {@code created_at} (the server's clock) may be from the time of the intent to
+   * create it ({@code status.creating.at}, the operator's clock) for the store to be the one the
+   * operator created.
+   */
+  public static final Duration CLOCK_SKEW = Duration.ofMinutes(5);
 
-    /** No store has the name: create it. */
-    record Create(String name) implements Plan {}
+  private final Servers servers;
 
-    /**
-     * Nothing can be done: {@code Ready=False} with this reason; a Warning Event too when the
-     * reason is one.
-     */
-    record Blocked(StoreReason reason, String message) implements Plan {}
+  public StorePlanner(Servers servers) {
+    this.servers = servers;
+  }
+
+  /** The next call to make for the FGAStore of {@code o}, or the end of its reconcile. */
+  public StorePlan plan(StoreObservation o) {
+    FGAStore.Spec spec = o.store().getSpec();
+    Optional<String> invalid = invalid(spec);
+    if (invalid.isPresent()) {
+      return blocked(o, StoreReason.InvalidSpec, invalid.get(), null);
+    }
+    // before anything else is read: a server the installer did not list gets no request at all
+    Optional<StoreChoice.Blocked> notAllowed = serverNotAllowed(spec, servers);
+    if (notAllowed.isPresent()) {
+      return blocked(o, notAllowed.get(), null);
+    }
+    FGAStore.NameRef gate = spec.getOpenfgaRef().getDeploymentRef();
+    if (gate != null && gate.getName() != null) {
+      Optional<StoreAnswer.Migration> migration = o.answer(StoreAnswer.Migration.class);
+      if (migration.isEmpty()) {
+        return new StorePlan.Call(new StoreStep.ReadMigration(gate.getName()));
+      }
+      Optional<String> waiting =
+          MigrationGate.waiting(
+              o.store().getMetadata().getNamespace(), gate.getName(), migration.get());
+      if (waiting.isPresent()) {
+        return blocked(o, StoreReason.WaitingForMigration, waiting.get(), WAIT);
+      }
+    }
+    Optional<Failed> failed = o.answer(Failed.class);
+    if (failed.isPresent()) {
+      StoreReason reason =
+          failed.get().failure().credentials()
+              ? StoreReason.CredentialsError
+              : StoreReason.OpenFGARequestFailed;
+      return blocked(o, reason, failed.get().failure().message(), WAIT);
+    }
+    if (o.answer(StoreAnswer.Connected.class).isEmpty()) {
+      return new StorePlan.Call(new StoreStep.Connect());
+    }
+    Optional<String> known = knownId(spec, o.store().getStatus());
+    return known.isPresent() ? byId(o, known.get()) : byName(o);
+  }
+
+  /** The next call to make for the deletion of the FGAStore of {@code o}, or its end. */
+  public StorePlan deletion(StoreObservation o) {
+    return StoreDeletion.plan(o, servers);
+  }
+
+  /** A known store: looked up by its id, unless another namespace's FGAStore comes first for it. */
+  private static StorePlan byId(StoreObservation o, String id) {
+    // another namespace's store is not even looked at
+    Optional<StoreChoice.Blocked> claimed =
+        ClaimRule.claimedElsewhere(o.store(), id, o.cached(), o.confirmed());
+    if (claimed.isPresent()) {
+      return blocked(o, claimed.get(), RECHECK);
+    }
+    Optional<StoreAnswer.Found> found = o.answer(StoreAnswer.Found.class);
+    if (found.isEmpty()) {
+      return new StorePlan.Call(new StoreStep.LookUp(id));
+    }
+    FGAStore store = o.store();
+    String url = store.getSpec().getOpenfgaRef().getUrl();
+    return use(o, forKnownId(store.getSpec(), store.getStatus(), id, found.get().store(), url));
+  }
+
+  /**
+   * No id known: the stores of the name (looked up and created one name at a time, so that two
+   * FGAStores naming one store, reconciled at once, make one: the second finds the first's and
+   * adopts it; a name that is busy is looked at again soon).
+   */
+  private static StorePlan byName(StoreObservation o) {
+    if (o.answer(StoreAnswer.NameBusy.class).isPresent()) {
+      return waitOnly(OpenFgaCallLimit.BUSY_AGAIN);
+    }
+    Optional<StoreAnswer.Named> named = o.answer(StoreAnswer.Named.class);
+    FGAStore store = o.store();
+    if (named.isEmpty()) {
+      return new StorePlan.Call(new StoreStep.LookUpByName(store.getSpec().getName()));
+    }
+    FGAStore.Creating intent = store.getStatus() == null ? null : store.getStatus().getCreating();
+    StoreChoice choice = forName(store.getSpec(), named.get().stores(), intent);
+    return choice instanceof StoreChoice.Create create ? create(o, create) : use(o, choice);
+  }
+
+  /**
+   * No store has the name: create it, unless an older FGAStore of another namespace naming it
+   * creates (or adopts) it instead; the intent is recorded first, so that a store created but not
+   * recorded (a crash, a lost status write) is still known as the operator's at the next look-up by
+   * name.
+   */
+  private static StorePlan create(StoreObservation o, StoreChoice.Create create) {
+    Optional<StoreChoice.Blocked> claimed =
+        ClaimRule.claimedElsewhere(o.store(), null, o.cached(), o.confirmed());
+    if (claimed.isPresent()) {
+      return blocked(o, claimed.get(), RECHECK);
+    }
+    if (o.answer(StoreAnswer.IntentConflict.class).isPresent()) {
+      return waitOnly(StatusWrites.CONFLICT_AGAIN);
+    }
+    if (o.answer(StoreAnswer.IntentRecorded.class).isEmpty()) {
+      FGAStore.Status intent = Conditions.copy(o.store().getStatus(), FGAStore.Status::new);
+      intent.setCreating(new FGAStore.Creating(create.name(), Timestamps.format(o.now())));
+      return new StorePlan.Call(new StoreStep.RecordIntent(intent));
+    }
+    Optional<StoreAnswer.Created> created = o.answer(StoreAnswer.Created.class);
+    if (created.isEmpty()) {
+      return new StorePlan.Call(new StoreStep.Create(create.name()));
+    }
+    if (o.answer(StoreAnswer.Claimed.class).isEmpty()) {
+      // recorded as confirmed, so that a claim of another namespace a moment later sees it
+      return new StorePlan.Call(new StoreStep.Claim(created.get().store().id()));
+    }
+    return ready(
+        o, new StoreChoice.Use(created.get().store(), true, Optional.of(StoreReason.StoreCreated)));
+  }
+
+  /** A store found: claimed for this FGAStore first, unless the choice is blocked. */
+  private static StorePlan use(StoreObservation o, StoreChoice choice) {
+    if (choice instanceof StoreChoice.Blocked b) {
+      return blocked(o, b, RECHECK);
+    }
+    StoreChoice.Use use = (StoreChoice.Use) choice;
+    Optional<StoreAnswer.Claimed> claimed = o.answer(StoreAnswer.Claimed.class);
+    if (claimed.isEmpty()) {
+      return new StorePlan.Call(new StoreStep.Claim(use.store().id()));
+    }
+    if (claimed.get().refused().isPresent()) {
+      return blocked(o, claimed.get().refused().get(), RECHECK);
+    }
+    return ready(o, use);
+  }
+
+  /** {@code Ready=True}: the FGAStore stands for the store; an Event when that is new. */
+  private static StorePlan ready(StoreObservation o, StoreChoice.Use use) {
+    FGAStore.Status next = next(o);
+    Store store = use.store();
+    next.setStoreId(store.id());
+    next.setCreatedByOperator(use.createdByOperator());
+    next.setCreating(null);
+    String message = "store \"" + store.name() + "\" (" + store.id() + ") at " + url(o);
+    List<Emit> events =
+        use.event().stream()
+            .map(
+                reason ->
+                    new Emit(
+                        reason,
+                        (reason == StoreReason.StoreCreated ? "created " : "adopted ") + message,
+                        store.id()))
+            .toList();
+    Conditions.set(next, Conditions.READY, true, StoreReason.StoreReady.name(), message, o.now());
+    return new StorePlan.Done(
+        Optional.of(next), events, Optional.empty(), false, Optional.of(RECHECK));
+  }
+
+  private static StorePlan blocked(StoreObservation o, StoreChoice.Blocked b, Duration again) {
+    return blocked(o, b.reason(), b.message(), again);
+  }
+
+  /**
+   * {@code Ready=False}: the FGAStore stands for no store now (its FGAModels wait); when that is
+   * news, a WARN line and, for a Warning reason, an Event. {@code again} null: at the next event.
+   */
+  private static StorePlan blocked(
+      StoreObservation o, StoreReason reason, String message, Duration again) {
+    FGAStore.Status next = next(o);
+    Optional<String> news = Conditions.block(next, reason.name(), message, o.now());
+    List<Emit> events =
+        news.filter(key -> reason.warning()).map(key -> new Emit(reason, message, key)).stream()
+            .toList();
+    return new StorePlan.Done(
+        Optional.of(next),
+        events,
+        news.map(key -> new Note(true, Optional.of(reason), message)),
+        true,
+        Optional.ofNullable(again));
+  }
+
+  /** Nothing written: the reconcile looks again after {@code again}. */
+  private static StorePlan waitOnly(Duration again) {
+    return new StorePlan.Done(
+        Optional.empty(), List.of(), Optional.empty(), false, Optional.of(again));
+  }
+
+  /** The status to write: the one read, for the generation looked at. */
+  private static FGAStore.Status next(StoreObservation o) {
+    FGAStore.Status next = Conditions.copy(o.store().getStatus(), FGAStore.Status::new);
+    next.setObservedGeneration(o.store().getMetadata().getGeneration());
+    return next;
+  }
+
+  private static String url(StoreObservation o) {
+    return o.store().getSpec().getOpenfgaRef().getUrl();
+  }
+
+  /** {@code namespace/name} of an FGAStore, for messages and logs. */
+  static String ref(FGAStore store) {
+    return store.getMetadata().getNamespace() + "/" + store.getMetadata().getName();
   }
 
   /** The id to look up, if one is known: the spec's, else the status's. */
@@ -62,10 +264,10 @@ public final class StorePlanner {
   }
 
   /** A known id was looked up: {@code found} is what the API returned for it. */
-  public static Plan forKnownId(
+  public static StoreChoice forKnownId(
       FGAStore.Spec spec, FGAStore.Status status, String id, Optional<Store> found, String url) {
     if (found.isEmpty()) {
-      return new Plan.Blocked(
+      return new StoreChoice.Blocked(
           StoreReason.StoreMissing,
           "store "
               + id
@@ -76,7 +278,7 @@ public final class StorePlanner {
     }
     Store store = found.get();
     if (!store.name().equals(spec.getName())) {
-      return new Plan.Blocked(
+      return new StoreChoice.Blocked(
           StoreReason.StoreNameMismatch,
           "store " + id + " is named \"" + store.name() + "\", not \"" + spec.getName() + "\"");
     }
@@ -84,16 +286,9 @@ public final class StorePlanner {
         status != null && id.equals(status.getStoreId()) && status.getStoreId() != null;
     boolean created = fromStatus && Boolean.TRUE.equals(status.getCreatedByOperator());
     boolean isNew = !fromStatus;
-    return new Plan.Use(
+    return new StoreChoice.Use(
         store, created, isNew ? Optional.of(StoreReason.StoreAdopted) : Optional.empty());
   }
-
-  /**
-   * How far a store's {@code created_at} (the server's clock) may be from the time of the intent to
-   * create it ({@code status.creating.at}, the operator's clock) for the store to be the one the
-   * operator created.
-   */
-  public static final Duration CLOCK_SKEW = Duration.ofMinutes(5);
 
   /**
    * No id is known: {@code named} are the stores that carry the spec's name; {@code intent} the
@@ -102,17 +297,18 @@ public final class StorePlanner {
    * is the operator's own (its status write after the create was lost: a crash, a failed write);
    * any other single store is adopted.
    */
-  public static Plan forName(FGAStore.Spec spec, List<Store> named, FGAStore.Creating intent) {
+  public static StoreChoice forName(
+      FGAStore.Spec spec, List<Store> named, FGAStore.Creating intent) {
     if (named.isEmpty()) {
-      return new Plan.Create(spec.getName());
+      return new StoreChoice.Create(spec.getName());
     }
     if (named.size() == 1) {
       Store found = named.get(0);
       return createdAsIntended(found, intent)
-          ? new Plan.Use(found, true, Optional.of(StoreReason.StoreCreated))
-          : new Plan.Use(found, false, Optional.of(StoreReason.StoreAdopted));
+          ? new StoreChoice.Use(found, true, Optional.of(StoreReason.StoreCreated))
+          : new StoreChoice.Use(found, false, Optional.of(StoreReason.StoreAdopted));
     }
-    return new Plan.Blocked(
+    return new StoreChoice.Blocked(
         StoreReason.AmbiguousStoreName,
         named.size()
             + " stores are named \""
@@ -127,8 +323,8 @@ public final class StorePlanner {
     if (intent == null || intent.getName() == null || !intent.getName().equals(store.name())) {
       return false;
     }
-    Optional<Instant> at = dev.openfga.operator.kube.Timestamps.parse(intent.getAt());
-    Optional<Instant> created = dev.openfga.operator.kube.Timestamps.parse(store.createdAt());
+    Optional<Instant> at = Timestamps.parse(intent.getAt());
+    Optional<Instant> created = Timestamps.parse(store.createdAt());
     if (at.isEmpty() || created.isEmpty()) {
       return false;
     }
@@ -136,93 +332,18 @@ public final class StorePlanner {
         && !created.get().isAfter(at.get().plus(CLOCK_SKEW));
   }
 
-  /** At deletion: the id of the store to delete, if the policy says so and the operator made it. */
-  public static Optional<String> toDelete(FGAStore.Spec spec, FGAStore.Status status) {
-    if (spec.getDeletionPolicy() != FGAStore.DeletionPolicy.Delete || status == null) {
-      return Optional.empty();
-    }
-    if (!Boolean.TRUE.equals(status.getCreatedByOperator())) {
-      return Optional.empty();
-    }
-    return Optional.ofNullable(status.getStoreId()).filter(s -> !s.isBlank());
-  }
-
-  /**
-   * Another FGAStore, not being deleted itself, that stands for the store {@code deleted} would
-   * delete (the same {@code status.storeId}: it adopted the store; or the same {@code
-   * spec.storeId}, also before its first reconcile or while it waits), or may be about to adopt it
-   * (no id yet, the same {@code spec.name} on the same server: an FGAStore renamed or moved to
-   * another namespace in Git, its new object not reconciled yet): the store is then kept, never
-   * deleted under it.
-   */
-  public static Optional<FGAStore> alsoStandingFor(
-      FGAStore deleted, String storeId, Collection<FGAStore> all) {
-    return all.stream()
-        .filter(o -> !Objects.equals(o.getMetadata().getUid(), deleted.getMetadata().getUid()))
-        .filter(o -> o.getMetadata().getDeletionTimestamp() == null)
-        .filter(
-            o ->
-                (o.getStatus() != null && storeId.equals(o.getStatus().getStoreId()))
-                    || (o.getSpec() != null && storeId.equals(o.getSpec().getStoreId()))
-                    || mayAdopt(o, deleted))
-        .findFirst();
-  }
-
-  /**
-   * {@code o} has no store id yet and names the store {@code deleted} names on the same server (in
-   * any watched namespace: an FGAStore adopts a store by name wherever it is).
-   */
-  private static boolean mayAdopt(FGAStore o, FGAStore deleted) {
-    boolean noId =
-        (o.getStatus() == null || blank(o.getStatus().getStoreId()))
-            && (o.getSpec() == null || blank(o.getSpec().getStoreId()));
-    return noId
-        && o.getSpec() != null
-        && deleted.getSpec() != null
-        && o.getSpec().getName() != null
-        && o.getSpec().getName().equals(deleted.getSpec().getName())
-        && server(o).equals(server(deleted));
-  }
-
-  /** The store's server as compared ({@link #server(String)}). */
-  private static String server(FGAStore store) {
-    FGAStore.OpenFgaRef ref = store.getSpec().getOpenfgaRef();
-    return server(ref == null || ref.getUrl() == null ? "" : ref.getUrl());
-  }
-
-  /** The server a URL names, as compared ({@link Servers#canonical}). */
-  static String server(String text) {
-    return Servers.canonical(text);
-  }
-
-  private static boolean blank(String value) {
-    return value == null || value.isBlank();
-  }
-
-  /**
-   * Whether a store that could not be deleted is left in OpenFGA now and the FGAStore let go: at
-   * once when there is nothing to delete it with ({@code secretGone}: its credentials Secret gone
-   * and none kept, e.g. a namespace deleted while no operator ran), else {@link #GIVE_UP_DELETING}
-   * after the FGAStore's deletion was asked for. Keeping a store is the safe side: its data stays,
-   * and a Warning Event names it.
-   */
-  public static boolean giveUpDeleting(
-      Optional<Instant> deletionRequested, boolean secretGone, Instant now) {
-    return secretGone
-        || deletionRequested.map(t -> !t.plus(GIVE_UP_DELETING).isAfter(now)).orElse(false);
-  }
-
   /**
    * {@code ServerNotAllowed} when the spec's URL is not one of the servers the operator was
    * installed for: nothing is sent to it, not even a look-up.
    */
-  public static Optional<Plan.Blocked> serverNotAllowed(FGAStore.Spec spec, Servers servers) {
+  public static Optional<StoreChoice.Blocked> serverNotAllowed(
+      FGAStore.Spec spec, Servers servers) {
     String url = spec.getOpenfgaRef().getUrl();
     if (servers.allows(url)) {
       return Optional.empty();
     }
     return Optional.of(
-        new Plan.Blocked(
+        new StoreChoice.Blocked(
             StoreReason.ServerNotAllowed,
             "spec.openfgaRef.url "
                 + url
@@ -230,114 +351,6 @@ public final class StorePlanner {
                 + String.join(", ", servers.urls())
                 + "; chart value storesAndModels.servers, flag --openfga-servers): nothing is sent"
                 + " to it"));
-  }
-
-  /**
-   * The claim rule, a store belongs to one namespace: whether an FGAStore of another namespace
-   * comes first for the store {@code storeId} on {@code store}'s server (null: the store its {@code
-   * spec.name} would create), so that {@code store} must not use it ({@code
-   * StoreClaimedElsewhere}). Claimants are the FGAStores of other namespaces on the same server,
-   * not being deleted, that hold the store ({@code status.storeId}, or confirmed a moment ago by
-   * this process: {@code confirmed}), pin it ({@code spec.storeId}) or may adopt it by name (no id
-   * yet, the same {@code spec.name}). One that holds it comes before one that does not (a store in
-   * use is never taken away); among equals the older {@code creationTimestamp}, then namespace and
-   * name: two FGAStores created at once agree on the winner. FGAStores of the same namespace share
-   * a store as before.
-   */
-  static Optional<Plan.Blocked> claimedElsewhere(
-      FGAStore store,
-      String storeId,
-      Collection<FGAStore> cached,
-      Collection<Claims.Entry> confirmed) {
-    String server = server(store);
-    String namespace = store.getMetadata().getNamespace();
-    String uid = store.getMetadata().getUid();
-    String name = store.getSpec().getName();
-    Rank mine =
-        new Rank(
-            storeId != null
-                && (storeId.equals(statusId(store))
-                    || confirmed.stream()
-                        .anyMatch(c -> c.uid().equals(uid) && storeId.equals(c.storeId()))),
-            store.getMetadata().getCreationTimestamp(),
-            namespace,
-            store.getMetadata().getName());
-    Optional<Rank> first =
-        java.util.stream.Stream.concat(
-                cached.stream()
-                    .filter(o -> !Objects.equals(o.getMetadata().getUid(), uid))
-                    .filter(o -> !Objects.equals(o.getMetadata().getNamespace(), namespace))
-                    .filter(o -> o.getMetadata().getDeletionTimestamp() == null)
-                    .filter(o -> o.getSpec() != null && server(o).equals(server))
-                    .filter(o -> claims(o, storeId, name))
-                    .map(
-                        o ->
-                            new Rank(
-                                storeId != null
-                                    && (storeId.equals(statusId(o))
-                                        || confirmed.stream()
-                                            .anyMatch(
-                                                c ->
-                                                    c.uid().equals(o.getMetadata().getUid())
-                                                        && storeId.equals(c.storeId()))),
-                                o.getMetadata().getCreationTimestamp(),
-                                o.getMetadata().getNamespace(),
-                                o.getMetadata().getName())),
-                confirmed.stream()
-                    .filter(c -> storeId != null && storeId.equals(c.storeId()))
-                    .filter(c -> !c.uid().equals(uid) && !c.namespace().equals(namespace))
-                    .filter(c -> c.server().equals(server))
-                    .map(c -> new Rank(true, c.creationTimestamp(), c.namespace(), c.name())))
-            .filter(other -> other.compareTo(mine) < 0)
-            .findFirst();
-    if (first.isEmpty()) {
-      return Optional.empty();
-    }
-    String url = store.getSpec().getOpenfgaRef().getUrl();
-    return Optional.of(
-        new Plan.Blocked(
-            StoreReason.StoreClaimedElsewhere,
-            (storeId == null
-                    ? "the store name \"" + name + "\" at " + url
-                    : "store " + storeId + " (\"" + name + "\") at " + url)
-                + " is claimed by "
-                + (first.get().holds() ? "an FGAStore" : "an older FGAStore")
-                + " in another namespace: a store belongs to one namespace, and nothing of it is"
-                + " used from here; choose another spec.name"));
-  }
-
-  /**
-   * Whether {@code o} holds, pins or may adopt by name the store {@code storeId} named {@code name}
-   * (null: the store that name would create, which only an FGAStore without an id may adopt).
-   */
-  private static boolean claims(FGAStore o, String storeId, String name) {
-    boolean noId = blank(statusId(o)) && blank(o.getSpec().getStoreId());
-    boolean byName = noId && name != null && name.equals(o.getSpec().getName());
-    if (storeId == null) {
-      return byName;
-    }
-    return storeId.equals(statusId(o)) || storeId.equals(o.getSpec().getStoreId()) || byName;
-  }
-
-  private static String statusId(FGAStore o) {
-    return o.getStatus() == null ? null : o.getStatus().getStoreId();
-  }
-
-  /**
-   * The order of claimants: one that holds the store first, then the older, then by namespace and
-   * name (a creationTimestamp missing, as on an object not yet created, comes last).
-   */
-  private record Rank(boolean holds, String created, String namespace, String name)
-      implements Comparable<Rank> {
-    @Override
-    public int compareTo(Rank o) {
-      return java.util.Comparator.comparing(Rank::holds, java.util.Comparator.reverseOrder())
-          .thenComparing(
-              r -> dev.openfga.operator.kube.Timestamps.parse(r.created()).orElse(Instant.MAX))
-          .thenComparing(Rank::namespace, java.util.Comparator.nullsLast(String::compareTo))
-          .thenComparing(Rank::name, java.util.Comparator.nullsLast(String::compareTo))
-          .compare(this, o);
-    }
   }
 
   /** Problems of the spec the schema cannot catch, or empty. */
@@ -348,13 +361,13 @@ public final class StorePlanner {
     if (spec.getName() == null || spec.getName().isBlank()) {
       return Optional.of("spec.name must name the store");
     }
-    if (spec.getName().startsWith(ModelAssertions.SCRATCH_PREFIX)) {
+    if (spec.getName().startsWith(FGAStore.SCRATCH_PREFIX)) {
       // the FGAModel tests delete every store of their scratch name
       return Optional.of(
           "spec.name "
               + spec.getName()
               + " starts with "
-              + ModelAssertions.SCRATCH_PREFIX
+              + FGAStore.SCRATCH_PREFIX
               + ", which names the FGAModel tests' scratch stores; choose another name");
     }
     if (spec.getOpenfgaRef() == null || spec.getOpenfgaRef().getUrl() == null) {
@@ -362,7 +375,7 @@ public final class StorePlanner {
     }
     String url = spec.getOpenfgaRef().getUrl();
     try {
-      java.net.URI uri = java.net.URI.create(url);
+      URI uri = URI.create(url);
       if (!("http".equals(uri.getScheme()) || "https".equals(uri.getScheme()))
           || uri.getHost() == null) {
         return Optional.of(

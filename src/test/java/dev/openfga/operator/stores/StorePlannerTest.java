@@ -2,10 +2,8 @@ package dev.openfga.operator.stores;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.openfga.operator.models.ModelAssertions;
 import dev.openfga.operator.openfga.Servers;
 import dev.openfga.operator.openfga.Store;
-import dev.openfga.operator.stores.StorePlanner.Plan;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -41,14 +39,16 @@ class StorePlannerTest {
   @Test
   void noStoreWithTheNameIsCreated() {
     assertThat(StorePlanner.forName(spec("app", null, null), List.of(), null))
-        .isEqualTo(new Plan.Create("app"));
+        .isEqualTo(new StoreChoice.Create("app"));
   }
 
   @Test
   void exactlyOneStoreWithTheNameIsAdoptedNotCreatedByTheOperator() {
-    Plan plan = StorePlanner.forName(spec("app", null, null), List.of(store(ID_A, "app")), null);
+    StoreChoice plan =
+        StorePlanner.forName(spec("app", null, null), List.of(store(ID_A, "app")), null);
     assertThat(plan)
-        .isEqualTo(new Plan.Use(store(ID_A, "app"), false, Optional.of(StoreReason.StoreAdopted)));
+        .isEqualTo(
+            new StoreChoice.Use(store(ID_A, "app"), false, Optional.of(StoreReason.StoreAdopted)));
   }
 
   @Test
@@ -60,7 +60,7 @@ class StorePlannerTest {
       Store found = new Store(ID_A, "app", createdAt);
       assertThat(StorePlanner.forName(spec("app", null, null), List.of(found), intent))
           .as(createdAt)
-          .isEqualTo(new Plan.Use(found, true, Optional.of(StoreReason.StoreCreated)));
+          .isEqualTo(new StoreChoice.Use(found, true, Optional.of(StoreReason.StoreCreated)));
     }
   }
 
@@ -72,7 +72,7 @@ class StorePlannerTest {
       Store found = new Store(ID_A, "app", createdAt);
       assertThat(StorePlanner.forName(spec("app", null, null), List.of(found), intent))
           .as(createdAt)
-          .isEqualTo(new Plan.Use(found, false, Optional.of(StoreReason.StoreAdopted)));
+          .isEqualTo(new StoreChoice.Use(found, false, Optional.of(StoreReason.StoreAdopted)));
     }
   }
 
@@ -85,20 +85,20 @@ class StorePlannerTest {
             new FGAStore.Creating("app", null),
             new FGAStore.Creating("app", "yesterday"))) {
       assertThat(StorePlanner.forName(spec("app", null, null), List.of(found), intent))
-          .isEqualTo(new Plan.Use(found, false, Optional.of(StoreReason.StoreAdopted)));
+          .isEqualTo(new StoreChoice.Use(found, false, Optional.of(StoreReason.StoreAdopted)));
     }
   }
 
   @Test
   void severalStoresWithTheNameCreateNothingAndNameEveryId() {
-    Plan plan =
+    StoreChoice plan =
         StorePlanner.forName(
             spec("app", null, null),
             List.of(store(ID_B, "app"), store(ID_A, "app")),
             // an intent naming them settles nothing: which of the two was created is not known
             new FGAStore.Creating("app", "2026-01-01T00:00:00Z"));
-    assertThat(plan).isInstanceOf(Plan.Blocked.class);
-    Plan.Blocked blocked = (Plan.Blocked) plan;
+    assertThat(plan).isInstanceOf(StoreChoice.Blocked.class);
+    StoreChoice.Blocked blocked = (StoreChoice.Blocked) plan;
     assertThat(blocked.reason()).isEqualTo(StoreReason.AmbiguousStoreName);
     assertThat(blocked.reason().warning()).isTrue();
     assertThat(blocked.message())
@@ -117,11 +117,11 @@ class StorePlannerTest {
 
   @Test
   void aKnownStoreThatIsGoneIsMissingAndNeverRecreated() {
-    Plan plan =
+    StoreChoice plan =
         StorePlanner.forKnownId(
             spec("app", null, null), status(ID_A, true), ID_A, Optional.empty(), URL);
-    assertThat(plan).isInstanceOf(Plan.Blocked.class);
-    Plan.Blocked blocked = (Plan.Blocked) plan;
+    assertThat(plan).isInstanceOf(StoreChoice.Blocked.class);
+    StoreChoice.Blocked blocked = (StoreChoice.Blocked) plan;
     assertThat(blocked.reason()).isEqualTo(StoreReason.StoreMissing);
     assertThat(blocked.reason().warning()).isTrue();
     assertThat(blocked.message()).contains(ID_A).contains(URL).contains("not re-created");
@@ -136,7 +136,7 @@ class StorePlannerTest {
                 ID_A,
                 Optional.of(store(ID_A, "app")),
                 URL))
-        .isEqualTo(new Plan.Use(store(ID_A, "app"), true, Optional.empty()));
+        .isEqualTo(new StoreChoice.Use(store(ID_A, "app"), true, Optional.empty()));
     assertThat(
             StorePlanner.forKnownId(
                 spec("app", null, null),
@@ -144,7 +144,7 @@ class StorePlannerTest {
                 ID_A,
                 Optional.of(store(ID_A, "app")),
                 URL))
-        .isEqualTo(new Plan.Use(store(ID_A, "app"), false, Optional.empty()));
+        .isEqualTo(new StoreChoice.Use(store(ID_A, "app"), false, Optional.empty()));
   }
 
   @Test
@@ -157,32 +157,33 @@ class StorePlannerTest {
                 ID_A,
                 Optional.of(store(ID_A, "app")),
                 URL))
-        .isEqualTo(new Plan.Use(store(ID_A, "app"), false, Optional.of(StoreReason.StoreAdopted)));
+        .isEqualTo(
+            new StoreChoice.Use(store(ID_A, "app"), false, Optional.of(StoreReason.StoreAdopted)));
   }
 
   @Test
   void aStoreIdWhoseStoreHasAnotherNameIsRefused() {
-    Plan plan =
+    StoreChoice plan =
         StorePlanner.forKnownId(
             spec("app", ID_A, null), null, ID_A, Optional.of(store(ID_A, "other")), URL);
-    assertThat(plan).isInstanceOf(Plan.Blocked.class);
-    assertThat(((Plan.Blocked) plan).reason()).isEqualTo(StoreReason.StoreNameMismatch);
-    assertThat(((Plan.Blocked) plan).message()).contains("\"other\"").contains("\"app\"");
+    assertThat(plan).isInstanceOf(StoreChoice.Blocked.class);
+    assertThat(((StoreChoice.Blocked) plan).reason()).isEqualTo(StoreReason.StoreNameMismatch);
+    assertThat(((StoreChoice.Blocked) plan).message()).contains("\"other\"").contains("\"app\"");
   }
 
   @Test
   void onlyAStoreTheOperatorCreatedIsDeletedAndOnlyWithDelete() {
     FGAStore.Spec delete = spec("app", null, FGAStore.DeletionPolicy.Delete);
-    assertThat(StorePlanner.toDelete(delete, status(ID_A, true))).contains(ID_A);
-    assertThat(StorePlanner.toDelete(delete, status(ID_A, false))).isEmpty();
-    assertThat(StorePlanner.toDelete(delete, status(ID_A, null))).isEmpty();
-    assertThat(StorePlanner.toDelete(delete, null)).isEmpty();
-    assertThat(StorePlanner.toDelete(delete, status(null, true))).isEmpty();
+    assertThat(StoreDeletion.toDelete(delete, status(ID_A, true))).contains(ID_A);
+    assertThat(StoreDeletion.toDelete(delete, status(ID_A, false))).isEmpty();
+    assertThat(StoreDeletion.toDelete(delete, status(ID_A, null))).isEmpty();
+    assertThat(StoreDeletion.toDelete(delete, null)).isEmpty();
+    assertThat(StoreDeletion.toDelete(delete, status(null, true))).isEmpty();
     assertThat(
-            StorePlanner.toDelete(
+            StoreDeletion.toDelete(
                 spec("app", null, FGAStore.DeletionPolicy.Retain), status(ID_A, true)))
         .isEmpty();
-    assertThat(StorePlanner.toDelete(spec("app", null, null), status(ID_A, true)))
+    assertThat(StoreDeletion.toDelete(spec("app", null, null), status(ID_A, true)))
         .as("Retain is the default")
         .isEmpty();
   }
@@ -192,7 +193,7 @@ class StorePlannerTest {
     assertThat(StorePlanner.invalid(spec("app", null, null))).isEmpty();
     assertThat(StorePlanner.invalid(spec(" ", null, null))).get().asString().contains("spec.name");
     // the FGAModel tests delete every store of their scratch names
-    assertThat(StorePlanner.invalid(spec(ModelAssertions.scratchName("0b1c"), null, null)))
+    assertThat(StorePlanner.invalid(spec(FGAStore.SCRATCH_PREFIX + "0b1c", null, null)))
         .get()
         .asString()
         .contains("scratch stores");
@@ -210,11 +211,11 @@ class StorePlannerTest {
     java.time.Instant asked = java.time.Instant.parse("2026-12-02T10:00:00Z");
     Optional<java.time.Instant> deletion = Optional.of(asked);
 
-    assertThat(StorePlanner.giveUpDeleting(deletion, true, asked)).isTrue();
-    assertThat(StorePlanner.giveUpDeleting(deletion, false, asked)).isFalse();
-    assertThat(StorePlanner.giveUpDeleting(deletion, false, asked.plusSeconds(599))).isFalse();
-    assertThat(StorePlanner.giveUpDeleting(deletion, false, asked.plusSeconds(600))).isTrue();
-    assertThat(StorePlanner.giveUpDeleting(Optional.empty(), false, asked.plusSeconds(6000)))
+    assertThat(StoreDeletion.giveUpDeleting(deletion, true, asked)).isTrue();
+    assertThat(StoreDeletion.giveUpDeleting(deletion, false, asked)).isFalse();
+    assertThat(StoreDeletion.giveUpDeleting(deletion, false, asked.plusSeconds(599))).isFalse();
+    assertThat(StoreDeletion.giveUpDeleting(deletion, false, asked.plusSeconds(600))).isTrue();
+    assertThat(StoreDeletion.giveUpDeleting(Optional.empty(), false, asked.plusSeconds(6000)))
         .isFalse();
   }
 
@@ -238,10 +239,10 @@ class StorePlannerTest {
     FGAStore elsewhere = store("c", "S2", false);
     FGAStore alsoGoing = store("d", "S1", true);
 
-    assertThat(StorePlanner.alsoStandingFor(deleted, "S1", List.of(deleted, adopter, elsewhere)))
+    assertThat(StoreDeletion.alsoStandingFor(deleted, "S1", List.of(deleted, adopter, elsewhere)))
         .containsSame(adopter);
     // itself, another store's, and one being deleted too do not keep it
-    assertThat(StorePlanner.alsoStandingFor(deleted, "S1", List.of(deleted, elsewhere, alsoGoing)))
+    assertThat(StoreDeletion.alsoStandingFor(deleted, "S1", List.of(deleted, elsewhere, alsoGoing)))
         .isEmpty();
   }
 
@@ -255,7 +256,7 @@ class StorePlannerTest {
     spec.setStoreId("S1");
     naming.setSpec(spec);
 
-    assertThat(StorePlanner.alsoStandingFor(deleted, "S1", List.of(deleted, naming)))
+    assertThat(StoreDeletion.alsoStandingFor(deleted, "S1", List.of(deleted, naming)))
         .containsSame(naming);
   }
 
@@ -274,12 +275,12 @@ class StorePlannerTest {
 
     // renamed, or moved to another namespace (it adopts by name wherever it is): the same server
     // however its URL is spelt
-    assertThat(StorePlanner.alsoStandingFor(deleted, "S1", List.of(deleted, renamed)))
+    assertThat(StoreDeletion.alsoStandingFor(deleted, "S1", List.of(deleted, renamed)))
         .containsSame(renamed);
-    assertThat(StorePlanner.alsoStandingFor(deleted, "S1", List.of(deleted, moved)))
+    assertThat(StoreDeletion.alsoStandingFor(deleted, "S1", List.of(deleted, moved)))
         .containsSame(moved);
     // one of the same name that stands for another store, or on another server, does not keep it
-    assertThat(StorePlanner.alsoStandingFor(deleted, "S1", List.of(deleted, other, elsewhere)))
+    assertThat(StoreDeletion.alsoStandingFor(deleted, "S1", List.of(deleted, other, elsewhere)))
         .isEmpty();
   }
 
@@ -307,7 +308,7 @@ class StorePlannerTest {
             "http://evil.example/?x=http://openfga.openfga:8080")) {
       FGAStore.Spec spec = spec("app", null, null);
       spec.getOpenfgaRef().setUrl(url);
-      Optional<Plan.Blocked> blocked = StorePlanner.serverNotAllowed(spec, servers);
+      Optional<StoreChoice.Blocked> blocked = StorePlanner.serverNotAllowed(spec, servers);
       assertThat(blocked).as(url).isPresent();
       assertThat(blocked.get().reason()).isEqualTo(StoreReason.ServerNotAllowed);
       assertThat(blocked.get().reason().warning()).isTrue();
@@ -335,11 +336,11 @@ class StorePlannerTest {
     return store;
   }
 
-  private static Optional<Plan.Blocked> claimed(
+  private static Optional<StoreChoice.Blocked> claimed(
       FGAStore store, String storeId, FGAStore... others) {
     List<FGAStore> cached = new java.util.ArrayList<>(List.of(others));
     cached.add(store);
-    return StorePlanner.claimedElsewhere(store, storeId, cached, List.of());
+    return ClaimRule.claimedElsewhere(store, storeId, cached, List.of());
   }
 
   @Test
@@ -348,7 +349,7 @@ class StorePlannerTest {
     FGAStore byName = claimant("team-b", "app", 0, null, null); // older, but holds nothing
     FGAStore byId = claimant("team-b", "pinned", 0, ID_A, null);
 
-    Optional<Plan.Blocked> blocked = claimed(byName, ID_A, holder);
+    Optional<StoreChoice.Blocked> blocked = claimed(byName, ID_A, holder);
     assertThat(blocked).isPresent();
     assertThat(blocked.get().reason()).isEqualTo(StoreReason.StoreClaimedElsewhere);
     assertThat(blocked.get().reason().warning()).isTrue();
@@ -392,7 +393,7 @@ class StorePlannerTest {
     assertThat(claimed(newer, ID_A, older)).isPresent();
     assertThat(claimed(older, ID_A, newer)).isEmpty();
     // the store to be created (no id yet): the same answer, before anything is created
-    Optional<Plan.Blocked> creating = claimed(newer, null, older);
+    Optional<StoreChoice.Blocked> creating = claimed(newer, null, older);
     assertThat(creating).isPresent();
     assertThat(creating.get().message())
         .startsWith("the store name \"app\" at " + URL + " is claimed by an older FGAStore");
@@ -420,15 +421,14 @@ class StorePlannerTest {
             "team-a",
             "app",
             taker.getMetadata().getCreationTimestamp(),
-            StorePlanner.server(URL),
+            Servers.canonical(URL),
             ID_A);
 
-    assertThat(StorePlanner.claimedElsewhere(me, ID_A, List.of(me, taker), List.of(confirmed)))
+    assertThat(ClaimRule.claimedElsewhere(me, ID_A, List.of(me, taker), List.of(confirmed)))
         .isPresent();
     // not even in the cache yet
-    assertThat(StorePlanner.claimedElsewhere(me, ID_A, List.of(me), List.of(confirmed)))
-        .isPresent();
-    assertThat(StorePlanner.claimedElsewhere(taker, ID_A, List.of(me, taker), List.of(confirmed)))
+    assertThat(ClaimRule.claimedElsewhere(me, ID_A, List.of(me), List.of(confirmed))).isPresent();
+    assertThat(ClaimRule.claimedElsewhere(taker, ID_A, List.of(me, taker), List.of(confirmed)))
         .isEmpty();
   }
 
