@@ -23,6 +23,14 @@ import java.util.List;
 @Plural("fgamodels")
 @Singular("fgamodel")
 public class FGAModel extends CustomResource<FGAModel.Spec, FGAModel.Status> implements Namespaced {
+  /**
+   * Deployment label: the name of the FGAModel (same namespace) whose id it runs with. A label, not
+   * an annotation, so that the API server selects the Deployments.
+   */
+  public static final String MODEL = "openfga.dev/model";
+
+  /** Pod-template annotation the operator sets: the model id (a new id rolls the pods once). */
+  public static final String MODEL_ID = "openfga.dev/model-id";
 
   /** What the user declares: exactly one of model, modelJson, modelFrom. */
   public static class Spec {

@@ -7,7 +7,6 @@ import static org.awaitility.Awaitility.await;
 
 import dev.openfga.operator.Controllers;
 import dev.openfga.operator.models.FGAModel;
-import dev.openfga.operator.models.ModelReconciler;
 import dev.openfga.operator.openfga.Credentials;
 import dev.openfga.operator.stores.FGAStore;
 import dev.openfga.operator.testing.FakeJobController;
@@ -444,7 +443,7 @@ class ChartRbacTest {
         .patch(
             io.fabric8.kubernetes.client.dsl.base.PatchContext.of(
                 io.fabric8.kubernetes.client.dsl.base.PatchType.JSON_MERGE),
-            "{\"metadata\":{\"labels\":{\"" + ModelReconciler.MODEL + "\":\"app\"}}}");
+            "{\"metadata\":{\"labels\":{\"" + FGAModel.MODEL + "\":\"app\"}}}");
   }
 
   private static void awaitStoreAndModelThenDeleteTheStore(
@@ -472,7 +471,7 @@ class ChartRbacTest {
                     .getTemplate()
                     .getMetadata()
                     .getAnnotations(),
-            a -> a != null && a.containsKey(ModelReconciler.MODEL_ID));
+            a -> a != null && a.containsKey(FGAModel.MODEL_ID));
     assertThat(api.stores).hasSize(1);
     h.resources(FGAStore.class).inNamespace(WATCHED).withName("app").delete();
     await()

@@ -4,15 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.openfga.operator.openfga.FgaApi;
-import dev.openfga.operator.openfga.ModelJson;
-import dev.openfga.operator.testing.FakeOpenFga;
-import dev.openfga.operator.testing.InMemoryOpenFga;
-import java.net.URI;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /** A tests block is run only if every part of it can be: nothing misspelt passes unchecked. */
@@ -122,59 +115,5 @@ class ModelAssertionsTest {
         + "]\n      assertions: {"
         + String.join(", ", r)
         + "}\n";
-  }
-
-  @Test
-  void anIoErrorInARowWaitsTwiceAsLongUpToFiveMinutes() {
-    assertThat(
-            List.of(1, 2, 3, 4, 5, 6, 7, 100).stream()
-                .map(ModelReconciler::testsRetryAfter)
-                .map(Duration::getSeconds))
-        .containsExactly(10L, 20L, 40L, 80L, 160L, 300L, 300L, 300L);
-  }
-
-  @Test
-  void aRunThatYieldsGoesOnWhereItStoodInTheSameScratchStores() throws Exception {
-    InMemoryOpenFga server = new InMemoryOpenFga();
-    try (FakeOpenFga openfga = new FakeOpenFga(server)) {
-      FgaApi api =
-          new FgaApi(
-              FgaApi.defaultHttpClient(),
-              URI.create("http://127.0.0.1:" + openfga.port()),
-              Optional::empty,
-              d -> {});
-      JsonNode model =
-          ModelJson.fromDsl(
-                  "model\n  schema 1.1\ntype user\ntype doc\n  relations\n"
-                      + "    define viewer: [user]\n")
-              .json();
-      // two tests of 3 x 2 x 2 checks each
-      JsonNode tests = ModelAssertions.parse(combinations(3, 2, 2) + combinations(3, 2, 2));
-      ModelAssertions.Progress progress = new ModelAssertions.Progress();
-
-      // each slice yields once it has made 5 checks
-      int slices = 0;
-      ModelAssertions.Outcome outcome;
-      do {
-        int before = server.checks.get();
-        outcome =
-            ModelAssertions.resume(
-                api,
-                "fgamodel-test-x",
-                model,
-                tests,
-                progress,
-                () -> server.checks.get() >= before + 5);
-        slices++;
-      } while (outcome.state() == ModelAssertions.State.YIELDED && slices < 100);
-
-      assertThat(outcome.state()).isEqualTo(ModelAssertions.State.PASSED);
-      // every check once, none again after a yield, and one scratch store per test, kept across
-      // the slices and deleted at its end
-      assertThat(server.checks).hasValue(24);
-      assertThat(slices).isEqualTo(5);
-      assertThat(server.created).hasValue(2);
-      assertThat(server.stores).isEmpty();
-    }
   }
 }

@@ -147,14 +147,12 @@ class ModelScenarioTest {
     applyStoreAndModel(DSL);
     await().atMost(WAIT).until(() -> status() != null && status().getModelId() != null);
     String id = status().getModelId();
-    await()
-        .atMost(WAIT)
-        .until(() -> id.equals(podAnnotations("uses-app").get(ModelReconciler.MODEL_ID)));
+    await().atMost(WAIT).until(() -> id.equals(podAnnotations("uses-app").get(FGAModel.MODEL_ID)));
   }
 
   @Test
   void aDeploymentChangedWhileTheIdIsPublishedGetsItAtOnceNotAtTheNextLook() {
-    deployment("uses-app", Map.of(ModelReconciler.MODEL, "app"), Map.of());
+    deployment("uses-app", Map.of(FGAModel.MODEL, "app"), Map.of());
     // the Deployment controller wrote its status between the operator's read and its patch, twice
     // (the reconcile its own status write brings would otherwise cover for the first)
     cluster.failNextAt("PATCH", "/deployments/uses-app", 409, 2);
@@ -175,13 +173,13 @@ class ModelScenarioTest {
 
   @Test
   void theModelIdGoesToTheDeploymentsLabelledWithTheModelsNameOnly() {
-    deployment("uses-app", Map.of(ModelReconciler.MODEL, "app"), Map.of());
-    deployment("uses-other", Map.of(ModelReconciler.MODEL, "other"), Map.of());
-    deployment("annotated", Map.of(), Map.of(ModelReconciler.MODEL, "app"));
+    deployment("uses-app", Map.of(FGAModel.MODEL, "app"), Map.of());
+    deployment("uses-other", Map.of(FGAModel.MODEL, "other"), Map.of());
+    deployment("annotated", Map.of(), Map.of(FGAModel.MODEL, "app"));
     publishedToUsesApp();
     // the others are not in the labelled list the publication went through
-    assertThat(podAnnotations("uses-other")).doesNotContainKey(ModelReconciler.MODEL_ID);
-    assertThat(podAnnotations("annotated")).doesNotContainKey(ModelReconciler.MODEL_ID);
+    assertThat(podAnnotations("uses-other")).doesNotContainKey(FGAModel.MODEL_ID);
+    assertThat(podAnnotations("annotated")).doesNotContainKey(FGAModel.MODEL_ID);
     // every list the operator sent, its informers' first lists and the labelled Deployments, paged
     List<String> lists =
         cluster.requests().stream()
