@@ -1,7 +1,6 @@
 package dev.openfga.operator.stores;
 
 import dev.openfga.operator.kube.Conditions;
-import dev.openfga.operator.kube.StatusWrites;
 import dev.openfga.operator.kube.Timestamps;
 import dev.openfga.operator.openfga.OpenFgaCallLimit;
 import dev.openfga.operator.openfga.Servers;
@@ -49,6 +48,12 @@ public final class StorePlanner {
    * operator created.
    */
   public static final Duration CLOCK_SKEW = Duration.ofMinutes(5);
+
+  /**
+   * The intent's write met a newer FGAStore: looked at again after this, as after any status write
+   * that meets one ({@code StatusWrites.CONFLICT_AGAIN}).
+   */
+  static final Duration CONFLICT_AGAIN = Duration.ofSeconds(1);
 
   private final Servers servers;
 
@@ -150,7 +155,7 @@ public final class StorePlanner {
       return blocked(o, claimed.get(), RECHECK);
     }
     if (o.answer(StoreAnswer.IntentConflict.class).isPresent()) {
-      return waitOnly(StatusWrites.CONFLICT_AGAIN);
+      return waitOnly(CONFLICT_AGAIN);
     }
     if (o.answer(StoreAnswer.IntentRecorded.class).isEmpty()) {
       FGAStore.Status intent = Conditions.copy(o.store().getStatus(), FGAStore.Status::new);

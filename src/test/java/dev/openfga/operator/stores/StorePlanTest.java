@@ -190,6 +190,7 @@ class StorePlanTest {
     assertThat(conflict.done().status()).isEmpty();
     assertThat(conflict.done().events()).isEmpty();
     assertThat(conflict.done().again()).contains(StatusWrites.CONFLICT_AGAIN);
+    assertThat(StorePlanner.CONFLICT_AGAIN).isEqualTo(StatusWrites.CONFLICT_AGAIN);
   }
 
   @Test
