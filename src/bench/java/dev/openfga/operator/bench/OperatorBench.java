@@ -461,7 +461,7 @@ public final class OperatorBench {
             "-Xmx512m",
             "-cp",
             System.getProperty("java.class.path"),
-            "dev.openfga.operator.kube.CacheFootprint",
+            "dev.openfga.operator.migration.CacheFootprint",
             "1000"));
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
     String out = new String(p.getInputStream().readAllBytes());

@@ -17,7 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * reads and never changes (writes go through patches; the Job is built by copying). A change to a
  * compacted empty list or map throws {@link UnsupportedOperationException}.
  */
-final class Compaction {
+public final class Compaction {
   private Compaction() {}
 
   private static final String MODEL = "io.fabric8.kubernetes.api.model";
@@ -25,7 +25,7 @@ final class Compaction {
   private static final Map<Class<?>, List<Field>> FIELDS = new ConcurrentHashMap<>();
 
   /** Compacts {@code o} and every model object it holds; returns {@code o}. */
-  static <T> T compact(T o) {
+  public static <T> T compact(T o) {
     walk(o);
     return o;
   }

@@ -326,7 +326,8 @@ public final class MockCluster implements AutoCloseable {
   public KubernetesClient operatorClient() {
     KubernetesClient c =
         OperatorClient.create(
-            new ConfigBuilder(client.getConfiguration()).withUserAgent(OPERATOR_AGENT).build());
+            new ConfigBuilder(client.getConfiguration()).withUserAgent(OPERATOR_AGENT).build(),
+            dev.openfga.operator.Controllers.CUSTOM_KINDS);
     closeables.add(c);
     return c;
   }
