@@ -11,7 +11,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * Shrinks a cached fabric8 model object in place: every empty list and map in it (fabric8 gives
  * each model object a map for unknown fields and an empty list for every list field, used or not)
  * becomes the one shared immutable empty list or map, and the other lists lose their spare
- * capacity. About 3 KiB of a cached Deployment skeleton's 11 (docs/performance.md).
+ * capacity. Those empty lists and maps are a good part of a cached Deployment skeleton
+ * (docs/performance.md, change 11).
  *
  * <p>Only for objects nothing changes any more: the informer's stored objects, which the reconcile
  * reads and never changes (writes go through patches; the Job is built by copying). A change to a

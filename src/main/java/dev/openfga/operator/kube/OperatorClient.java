@@ -33,7 +33,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <ul>
  *   <li>{@code metadata.managedFields} is skipped while a response is read, never built: with the
- *       last-applied annotation it is 70 % of a Deployment as objects, and the operator never reads
+ *       last-applied annotation it is most of a Deployment as objects, and the operator never reads
  *       it. Its caches, its Events and its patches never carry it.
  *   <li>A Job's pod template ({@code spec.template}) is skipped while a Job is read: the operator
  *       builds it, sends it once and never reads it back (its decisions read a Job's labels,
@@ -46,7 +46,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       and phase). {@code migration.FailureEvidence} reads a failed pod whole, through a client of
  *       its own ({@link #create(Config, boolean)}).
  *   <li>The kinds the operator reads are registered by hand instead of fabric8 loading every model
- *       class on the class path to learn their kinds (model classes loaded: 972 → 487).
+ *       class on the class path to learn their kinds, which would load model classes the operator
+ *       never uses (docs/performance.md, "Rounds 1 and 2", change 5).
  *   <li>Reads ask for gzip ({@link GzipResponses}): a large list crosses TLS compressed.
  *   <li>A property's deserializer is built when a value of it is first read ({@link
  *       LazyDeserializers}), not the whole model graph with the first Deployment.
