@@ -307,7 +307,8 @@ final class StepRunner {
         deployment = markReported(deployment, ids, done);
       } else if (step instanceof Step.Emit s) {
         EventRecorder.Outcome outcome =
-            events.send(deployment, s.reason(), s.message(), s.key(), o.now());
+            events.send(
+                deployment, s.reason().name(), s.reason().warning(), s.message(), s.key(), o.now());
         if (outcome == EventRecorder.Outcome.FAILED) {
           unsent.add(Reported.id(deployment, s));
         }
