@@ -4,20 +4,17 @@ import static dev.openfga.operator.testing.Fixtures.openfga;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.openfga.operator.testing.FakeJobController;
 import dev.openfga.operator.testing.FakeJobController.Script;
 import dev.openfga.operator.testing.MockCluster;
 import io.fabric8.kubernetes.api.model.Event;
-import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
-import io.fabric8.kubernetes.api.model.batch.v1.JobStatusBuilder;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -139,26 +136,8 @@ class PodCreateFailureScenarioTest {
     wakeTheDeployment(7);
     assertThat(operatorEventReads(0)).as("Event reads before the Job controller looked").isEmpty();
 
-    // the Job controller's part when admission refuses the pod: a FailedCreate Event on the Job,
-    // and the Job's status with its start time and no pod (Kubernetes 1.29 and later)
-    String reason =
-        "Error creating: pods \"openfga-migrate-x7k2p\" is forbidden: violates PodSecurity"
-            + " \"restricted:latest\": runAsNonRoot != true";
-    cluster
-        .client()
-        .v1()
-        .events()
-        .inNamespace(MockCluster.NS)
-        .resource(failedCreate(job, reason))
-        .create();
-    Job seen = cluster.job(job.getMetadata().getName());
-    seen.setStatus(
-        new JobStatusBuilder()
-            .withStartTime(Instant.now().truncatedTo(ChronoUnit.SECONDS).toString())
-            .withActive(0)
-            .withReady(0)
-            .build());
-    cluster.client().batch().v1().jobs().inNamespace(MockCluster.NS).resource(seen).updateStatus();
+    // the Job controller refuses the pod: its FailedCreate Event, the Job's status without a pod
+    cluster.jobs().refusePod(job);
 
     Event reported =
         await()
@@ -171,34 +150,10 @@ class PodCreateFailureScenarioTest {
                 events -> !events.isEmpty())
             .get(0);
     assertThat(reported.getType()).isEqualTo("Warning");
-    assertThat(reported.getMessage()).contains("openfga-migrate").contains(reason);
+    assertThat(reported.getMessage())
+        .contains("openfga-migrate")
+        .contains(FakeJobController.POD_REFUSAL);
     assertThat(cluster.job(job.getMetadata().getName()).getMetadata().getDeletionTimestamp())
         .isNull();
-  }
-
-  private static Event failedCreate(Job job, String message) {
-    String now = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
-    return new EventBuilder()
-        .withNewMetadata()
-        .withName(job.getMetadata().getName() + ".failedcreate")
-        .withNamespace(MockCluster.NS)
-        .endMetadata()
-        .withNewInvolvedObject()
-        .withApiVersion("batch/v1")
-        .withKind("Job")
-        .withName(job.getMetadata().getName())
-        .withNamespace(MockCluster.NS)
-        .withUid(job.getMetadata().getUid())
-        .endInvolvedObject()
-        .withReason("FailedCreate")
-        .withType("Warning")
-        .withMessage(message)
-        .withFirstTimestamp(now)
-        .withLastTimestamp(now)
-        .withCount(1)
-        .withNewSource()
-        .withComponent("job-controller")
-        .endSource()
-        .build();
   }
 }
