@@ -59,7 +59,11 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
   private final Clock clock;
   private final MigrationMetrics metrics;
 
-  /** How long a new Job may be without a pod before the Job controller's Events are read. */
+  /**
+   * How long after its creation a Job the Job controller made no pod for is asked about: the Job
+   * controller sends its Events in the background, so its {@code FailedCreate} may come after the
+   * Job's status.
+   */
   static final java.time.Duration POD_CREATE_GRACE = java.time.Duration.ofSeconds(3);
 
   /** How often the metrics of Deployments that are gone are looked for. */
@@ -476,11 +480,13 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
         && MigrationJob.annotation(job.get(), Keys.FAILURE_EVIDENCE) == null) {
       o = o.withFailureEvidence(evidence.read(job.get()));
     }
-    // A Job of ours still without any pod a few seconds after its creation: ask the Job
-    // controller's Events why (Pod Security admission, a quota, a missing ServiceAccount).
+    // A Job of ours the Job controller has looked at and made no pod for, a few seconds after its
+    // creation: ask the Job controller's Events why (Pod Security admission, a quota, a missing
+    // ServiceAccount). A Job it has not looked at yet (no start time) is not asked about: no pod
+    // of it was refused, and on the change path that list would be one request more per change.
     if (job.isPresent()
         && MigrationJob.isTrusted(job.get(), deployment)
-        && MigrationJob.hasNoPod(job.get())
+        && MigrationJob.madeNoPod(job.get())
         && Timestamps.parse(job.get().getMetadata().getCreationTimestamp())
             .map(created -> !now.isBefore(created.plus(POD_CREATE_GRACE)))
             .orElse(false)) {
