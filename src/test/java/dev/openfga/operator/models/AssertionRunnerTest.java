@@ -59,6 +59,6 @@ class AssertionRunnerTest {
   }
 
   private static String combinations(int users, int objects, int relations) {
-    return ModelAssertionsTest.combinations(users, objects, relations);
+    return dev.openfga.operator.testing.Fixtures.modelTestCombinations(users, objects, relations);
   }
 }

@@ -4,8 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.util.ArrayList;
-import java.util.List;
+import dev.openfga.operator.testing.Fixtures;
 import org.junit.jupiter.api.Test;
 
 /** A tests block is run only if every part of it can be: nothing misspelt passes unchecked. */
@@ -94,26 +93,7 @@ class ModelAssertionsTest {
     ModelAssertions.withinBudget(ModelAssertions.parse(combinations(10, 10, 10)), 1000);
   }
 
-  /** One test with one check of {@code users} x {@code objects} x {@code relations}. */
-  static String combinations(int users, int objects, int relations) {
-    List<String> u = new ArrayList<>();
-    for (int i = 0; i < users; i++) {
-      u.add("\"user:u" + i + "\"");
-    }
-    List<String> o = new ArrayList<>();
-    for (int i = 0; i < objects; i++) {
-      o.add("\"doc:" + i + "\"");
-    }
-    List<String> r = new ArrayList<>();
-    for (int i = 0; i < relations; i++) {
-      r.add("r" + i + ": true");
-    }
-    return "- name: combinations\n  check:\n    - users: ["
-        + String.join(", ", u)
-        + "]\n      objects: ["
-        + String.join(", ", o)
-        + "]\n      assertions: {"
-        + String.join(", ", r)
-        + "}\n";
+  private static String combinations(int users, int objects, int relations) {
+    return Fixtures.modelTestCombinations(users, objects, relations);
   }
 }

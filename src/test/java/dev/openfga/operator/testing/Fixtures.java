@@ -739,4 +739,30 @@ public final class Fixtures {
           .build();
     }
   }
+
+  /**
+   * FGAModel {@code spec.tests}: one test with one check of {@code users} x {@code objects} x
+   * {@code relations}.
+   */
+  public static String modelTestCombinations(int users, int objects, int relations) {
+    List<String> u = new ArrayList<>();
+    for (int i = 0; i < users; i++) {
+      u.add("\"user:u" + i + "\"");
+    }
+    List<String> o = new ArrayList<>();
+    for (int i = 0; i < objects; i++) {
+      o.add("\"doc:" + i + "\"");
+    }
+    List<String> r = new ArrayList<>();
+    for (int i = 0; i < relations; i++) {
+      r.add("r" + i + ": true");
+    }
+    return "- name: combinations\n  check:\n    - users: ["
+        + String.join(", ", u)
+        + "]\n      objects: ["
+        + String.join(", ", o)
+        + "]\n      assertions: {"
+        + String.join(", ", r)
+        + "}\n";
+  }
 }

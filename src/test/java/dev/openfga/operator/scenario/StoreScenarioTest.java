@@ -1,4 +1,4 @@
-package dev.openfga.operator.stores;
+package dev.openfga.operator.scenario;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -7,6 +7,8 @@ import com.sun.net.httpserver.HttpServer;
 import dev.openfga.operator.models.FGAModel;
 import dev.openfga.operator.openfga.Credentials;
 import dev.openfga.operator.openfga.FgaApi;
+import dev.openfga.operator.stores.FGAStore;
+import dev.openfga.operator.stores.StoreReason;
 import dev.openfga.operator.testing.Edits;
 import dev.openfga.operator.testing.FakeOpenFga;
 import dev.openfga.operator.testing.InMemoryOpenFga;
@@ -22,6 +24,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The FGAStore controller in the real operator against the mock API server and a fake OpenFGA
@@ -30,7 +33,7 @@ import org.junit.jupiter.api.Test;
 class StoreScenarioTest {
   private static final Duration WAIT = Duration.ofSeconds(20);
 
-  private MockCluster cluster;
+  @RegisterExtension final MockCluster cluster = new MockCluster();
   private FakeOpenFga openfga;
   private final InMemoryOpenFga api = new InMemoryOpenFga();
   private final Map<String, String> stores = api.stores;
@@ -48,7 +51,6 @@ class StoreScenarioTest {
 
   @BeforeEach
   void start() throws IOException {
-    cluster = new MockCluster();
     other = countingServer(otherAsked);
     notListed = countingServer(notListedAsked);
     openfga = new FakeOpenFga(cluster, api, url(other));
@@ -56,7 +58,6 @@ class StoreScenarioTest {
 
   @AfterEach
   void stop() {
-    cluster.close();
     openfga.close();
     other.stop(0);
     notListed.stop(0);

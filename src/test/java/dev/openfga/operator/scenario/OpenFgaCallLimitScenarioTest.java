@@ -1,10 +1,11 @@
-package dev.openfga.operator.openfga;
+package dev.openfga.operator.scenario;
 
 import static dev.openfga.operator.testing.Fixtures.openfga;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.sun.net.httpserver.HttpExchange;
+import dev.openfga.operator.openfga.OpenFgaCallLimit;
 import dev.openfga.operator.testing.FakeJobController.Script;
 import dev.openfga.operator.testing.FakeOpenFga;
 import dev.openfga.operator.testing.MockCluster;
@@ -17,13 +18,14 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * An OpenFGA server that hangs holds at most {@link OpenFgaCallLimit#SLOTS} of the operator's four
  * reconcile threads: a Deployment's migration runs meanwhile.
  */
 class OpenFgaCallLimitScenarioTest {
-  private MockCluster cluster;
+  @RegisterExtension final MockCluster cluster = new MockCluster();
   private FakeOpenFga hanging;
   private final CountDownLatch released = new CountDownLatch(1);
   private final AtomicInteger inFlight = new AtomicInteger();
@@ -31,14 +33,12 @@ class OpenFgaCallLimitScenarioTest {
 
   @BeforeEach
   void start() throws IOException {
-    cluster = new MockCluster();
     hanging = new FakeOpenFga(cluster, this::hang);
   }
 
   @AfterEach
   void stop() {
     released.countDown();
-    cluster.close();
     hanging.close();
   }
 

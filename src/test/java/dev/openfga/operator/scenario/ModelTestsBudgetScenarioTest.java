@@ -1,10 +1,12 @@
-package dev.openfga.operator.models;
+package dev.openfga.operator.scenario;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.sun.net.httpserver.HttpHandler;
 import dev.openfga.operator.config.OperatorConfig;
+import dev.openfga.operator.models.FGAModel;
+import dev.openfga.operator.models.ModelAssertions;
 import dev.openfga.operator.stores.FGAStore;
 import dev.openfga.operator.testing.FakeOpenFga;
 import dev.openfga.operator.testing.InMemoryOpenFga;
@@ -27,6 +29,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The budget of an FGAModel's tests (SPEC §10) in the real operator against the mock API server and
@@ -41,7 +44,7 @@ class ModelTestsBudgetScenarioTest {
       "model\n  schema 1.1\ntype user\ntype doc\n  relations\n    define viewer: [user]\n";
 
   private final InMemoryOpenFga api = new InMemoryOpenFga();
-  private MockCluster cluster;
+  @RegisterExtension final MockCluster cluster = new MockCluster();
   private FakeOpenFga openfga;
 
   /** The operator's clock: the system's, moved ahead by the test. */
@@ -72,7 +75,6 @@ class ModelTestsBudgetScenarioTest {
 
   @BeforeEach
   void start() throws Exception {
-    cluster = new MockCluster();
     HttpHandler recording =
         exchange -> {
           if (exchange.getRequestMethod().equals("POST")
@@ -109,7 +111,6 @@ class ModelTestsBudgetScenarioTest {
 
   @AfterEach
   void stop() {
-    cluster.close();
     openfga.close();
   }
 
@@ -165,7 +166,7 @@ class ModelTestsBudgetScenarioTest {
   void testsBeyondTheBudgetAreAnInvalidModelBeforeAnyCheck() {
     createStore();
     // 7 users x 11 objects x 13 relations: 1001 checks, one more than the default budget
-    createModel("app", ModelAssertionsTest.combinations(7, 11, 13));
+    createModel("app", dev.openfga.operator.testing.Fixtures.modelTestCombinations(7, 11, 13));
 
     await()
         .atMost(WAIT)
@@ -185,7 +186,11 @@ class ModelTestsBudgetScenarioTest {
 
     // fewer: every one of them runs, and the model is written
     TestStores.editModel(
-        cluster, "app", m -> m.getSpec().setTests(ModelAssertionsTest.combinations(10, 10, 1)));
+        cluster,
+        "app",
+        m ->
+            m.getSpec()
+                .setTests(dev.openfga.operator.testing.Fixtures.modelTestCombinations(10, 10, 1)));
     await()
         .atMost(WAIT)
         .untilAsserted(
@@ -199,7 +204,7 @@ class ModelTestsBudgetScenarioTest {
     createStore();
     // a slow server: each of the 2 x 200 checks takes 10 ms and more, a suite 2 s and more
     api.checkMillis = 10;
-    String tests = ModelAssertionsTest.combinations(10, 10, 2);
+    String tests = dev.openfga.operator.testing.Fixtures.modelTestCombinations(10, 10, 2);
     String first = ModelAssertions.scratchName(createModel("first", tests).getMetadata().getUid());
     String second =
         ModelAssertions.scratchName(createModel("second", tests).getMetadata().getUid());

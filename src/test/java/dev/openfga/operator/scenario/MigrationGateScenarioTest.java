@@ -1,9 +1,10 @@
-package dev.openfga.operator.stores;
+package dev.openfga.operator.scenario;
 
 import static dev.openfga.operator.testing.Fixtures.openfga;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.openfga.operator.stores.FGAStore;
 import dev.openfga.operator.testing.FakeJobController;
 import dev.openfga.operator.testing.FakeJobController.Script;
 import dev.openfga.operator.testing.FakeOpenFga;
@@ -17,6 +18,7 @@ import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The migration gate in the real operator (mock API server, fake Job and Deployment controllers, a
@@ -25,18 +27,16 @@ import org.junit.jupiter.api.Test;
 class MigrationGateScenarioTest {
   private static final Duration WAIT = Duration.ofSeconds(20);
 
-  private MockCluster cluster;
+  @RegisterExtension final MockCluster cluster = new MockCluster();
   private FakeOpenFga openfga;
 
   @BeforeEach
   void start() throws IOException {
-    cluster = new MockCluster();
     openfga = new FakeOpenFga(cluster, new InMemoryOpenFga());
   }
 
   @AfterEach
   void stop() {
-    cluster.close();
     openfga.close();
   }
 

@@ -1,4 +1,4 @@
-package dev.openfga.operator.stores;
+package dev.openfga.operator.scenario;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -7,6 +7,8 @@ import dev.openfga.operator.config.OperatorConfig;
 import dev.openfga.operator.kube.ConditionedStatus;
 import dev.openfga.operator.kube.Timestamps;
 import dev.openfga.operator.models.FGAModel;
+import dev.openfga.operator.stores.FGAStore;
+import dev.openfga.operator.stores.StoreReason;
 import dev.openfga.operator.testing.Edits;
 import dev.openfga.operator.testing.FakeOpenFga;
 import dev.openfga.operator.testing.InMemoryOpenFga;
@@ -23,6 +25,7 @@ import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A store belongs to one namespace: two watched namespaces whose FGAStores name one store, in the
@@ -34,19 +37,17 @@ class StoreClaimScenarioTest {
   private static final String TEAM_A = MockCluster.NS;
   private static final String TEAM_B = "team-b";
 
-  private MockCluster cluster;
+  @RegisterExtension final MockCluster cluster = new MockCluster();
   private FakeOpenFga openfga;
   private final InMemoryOpenFga api = new InMemoryOpenFga();
 
   @BeforeEach
   void start() throws IOException {
-    cluster = new MockCluster();
     openfga = new FakeOpenFga(api);
   }
 
   @AfterEach
   void stop() {
-    cluster.close();
     openfga.close();
   }
 

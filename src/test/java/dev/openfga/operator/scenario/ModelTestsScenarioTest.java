@@ -1,8 +1,10 @@
-package dev.openfga.operator.models;
+package dev.openfga.operator.scenario;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.openfga.operator.models.FGAModel;
+import dev.openfga.operator.models.ModelAssertions;
 import dev.openfga.operator.stores.FGAStore;
 import dev.openfga.operator.testing.FakeOpenFga;
 import dev.openfga.operator.testing.InMemoryOpenFga;
@@ -15,6 +17,7 @@ import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * An FGAModel's tests in the real operator against the mock API server and an in-memory OpenFGA
@@ -36,19 +39,17 @@ class ModelTestsScenarioTest {
             assertions: {viewer: EXPECTED}
       """;
 
-  private MockCluster cluster;
+  @RegisterExtension final MockCluster cluster = new MockCluster();
   private final InMemoryOpenFga api = new InMemoryOpenFga();
   private FakeOpenFga openfga;
 
   @BeforeEach
   void start() throws IOException {
-    cluster = new MockCluster();
     openfga = new FakeOpenFga(cluster, api);
   }
 
   @AfterEach
   void stop() {
-    cluster.close();
     openfga.close();
   }
 

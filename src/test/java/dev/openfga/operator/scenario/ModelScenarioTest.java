@@ -1,4 +1,4 @@
-package dev.openfga.operator.models;
+package dev.openfga.operator.scenario;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
+import dev.openfga.operator.models.FGAModel;
 import dev.openfga.operator.openfga.ModelJson;
 import dev.openfga.operator.stores.FGAStore;
 import dev.openfga.operator.testing.FakeOpenFga;
@@ -32,6 +33,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The FGAModel controller in the real operator against the mock API server and a fake OpenFGA (one
@@ -45,7 +47,7 @@ class ModelScenarioTest {
   private static final String DSL =
       "model\n  schema 1.1\ntype user\ntype doc\n  relations\n    define viewer: [user]\n";
 
-  private MockCluster cluster;
+  @RegisterExtension final MockCluster cluster = new MockCluster();
   private FakeOpenFga openfga;
   private PrometheusMeterRegistry registry;
 
@@ -56,14 +58,12 @@ class ModelScenarioTest {
 
   @BeforeEach
   void start() throws IOException {
-    cluster = new MockCluster();
     registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     openfga = new FakeOpenFga(cluster, this::serve, registry);
   }
 
   @AfterEach
   void stop() {
-    cluster.close();
     openfga.close();
   }
 
