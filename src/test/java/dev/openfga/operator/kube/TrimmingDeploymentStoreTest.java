@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.openfga.operator.migration.rules.Database;
 import dev.openfga.operator.migration.rules.Keys;
+import dev.openfga.operator.migration.rules.Messages;
 import dev.openfga.operator.migration.rules.Observation;
 import dev.openfga.operator.migration.rules.Plan;
 import dev.openfga.operator.migration.rules.Planner;
@@ -90,7 +91,7 @@ class TrimmingDeploymentStoreTest {
             .withType(Keys.CONDITION_TYPE)
             .withStatus("True")
             .withReason(Keys.REASON_JOB_FAILED)
-            .withMessage(Keys.failedMessage("v1.8.0"))
+            .withMessage(Messages.conditionFailed("v1.8.0"))
             .endCondition()
             .endStatus()
             .build();

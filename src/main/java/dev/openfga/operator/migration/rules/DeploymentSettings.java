@@ -50,10 +50,11 @@ public record DeploymentSettings(
     if (a.containsKey(Keys.CONTAINER_NAME)) {
       String value = a.get(Keys.CONTAINER_NAME);
       if (value == null || value.isBlank()) {
-        problems.add(describe(Keys.CONTAINER_NAME, value, "must name a container"));
+        problems.add(Messages.annotation(Keys.CONTAINER_NAME, value, "must name a container"));
         container = null;
       } else if (!DNS_LABEL.matcher(value).matches()) {
-        problems.add(describe(Keys.CONTAINER_NAME, value, "is not a valid container name"));
+        problems.add(
+            Messages.annotation(Keys.CONTAINER_NAME, value, "is not a valid container name"));
         container = null;
       } else {
         container = value;
@@ -66,12 +67,14 @@ public record DeploymentSettings(
       try {
         int parsed = Integer.parseInt(replicasValue.strip());
         if (parsed < 0) {
-          problems.add(describe(Keys.DESIRED_REPLICAS, replicasValue, "must be an integer >= 0"));
+          problems.add(
+              Messages.annotation(Keys.DESIRED_REPLICAS, replicasValue, "must be an integer >= 0"));
         } else {
           replicas = Optional.of(parsed);
         }
       } catch (NumberFormatException e) {
-        problems.add(describe(Keys.DESIRED_REPLICAS, replicasValue, "must be an integer >= 0"));
+        problems.add(
+            Messages.annotation(Keys.DESIRED_REPLICAS, replicasValue, "must be an integer >= 0"));
       }
     }
 
@@ -82,7 +85,7 @@ public record DeploymentSettings(
         serviceAccount = Optional.of(saValue);
       } else {
         problems.add(
-            describe(
+            Messages.annotation(
                 Keys.MIGRATION_SERVICE_ACCOUNT, saValue, "is not a valid ServiceAccount name"));
       }
     }
@@ -93,7 +96,8 @@ public record DeploymentSettings(
       retryAfter = Timestamps.parse(retryValue);
       if (retryAfter.isEmpty()) {
         problems.add(
-            describe(Keys.RETRY_AFTER, retryValue, "is not an RFC 3339 time; it is ignored"));
+            Messages.annotation(
+                Keys.RETRY_AFTER, retryValue, "is not an RFC 3339 time; it is ignored"));
       }
     }
     Optional<String> secret = Optional.empty();
@@ -103,7 +107,8 @@ public record DeploymentSettings(
           && DNS_SUBDOMAIN.matcher(secretValue).matches()) {
         secret = Optional.of(secretValue);
       } else {
-        problems.add(describe(Keys.MIGRATION_SECRET, secretValue, "is not a valid Secret name"));
+        problems.add(
+            Messages.annotation(Keys.MIGRATION_SECRET, secretValue, "is not a valid Secret name"));
       }
     }
 
@@ -111,14 +116,14 @@ public record DeploymentSettings(
     String sidecarsValue = a.get(Keys.MIGRATION_SIDECARS);
     if (sidecarsValue != null && !sidecarsValue.isBlank()) {
       if (sidecarsValue.length() > MAX_VALUE_LENGTH) {
-        problems.add(describe(Keys.MIGRATION_SIDECARS, sidecarsValue, "is too long"));
+        problems.add(Messages.annotation(Keys.MIGRATION_SIDECARS, sidecarsValue, "is too long"));
       } else {
         // every entry must name a container: an empty one (a,,b or a trailing comma) too
         for (String part : sidecarsValue.split(",", -1)) {
           String sidecar = part.strip();
           if (!DNS_LABEL.matcher(sidecar).matches()) {
             problems.add(
-                describe(
+                Messages.annotation(
                     Keys.MIGRATION_SIDECARS,
                     sidecarsValue,
                     "must be a comma-separated list of container names"));
@@ -141,7 +146,7 @@ public record DeploymentSettings(
         requestedAt = Optional.of(requestValue.strip());
       } else {
         problems.add(
-            describe(
+            Messages.annotation(
                 Keys.MIGRATE_REQUESTED_AT, requestValue, "is not an RFC 3339 time; it is ignored"));
       }
     }
@@ -156,13 +161,5 @@ public record DeploymentSettings(
         mesh,
         requestedAt,
         List.copyOf(problems));
-  }
-
-  static String describe(String key, String value, String problem) {
-    String shown = value == null ? "" : value;
-    if (shown.length() > 64) {
-      shown = shown.substring(0, 61) + "...";
-    }
-    return "annotation " + key + "=\"" + shown + "\" " + problem;
   }
 }

@@ -324,15 +324,8 @@ public final class MigrationJob {
       return Optional.empty();
     }
     return Optional.of(
-        "the API server dropped podReplacementPolicy: "
-            + asked
-            + " from Job "
-            + created.getMetadata().getNamespace()
-            + "/"
-            + created.getMetadata().getName()
-            + ": it needs Kubernetes 1.29 or later (or the JobPodReplacementPolicy feature gate);"
-            + " until then a drained migration pod can be replaced while it still runs, and two"
-            + " openfga migrate may run at once");
+        Messages.droppedPodReplacementPolicy(
+            asked, created.getMetadata().getNamespace(), created.getMetadata().getName()));
   }
 
   /** Never the Deployment's selector labels: the migration pod must not become an endpoint. */
@@ -567,12 +560,12 @@ public final class MigrationJob {
     }
     String text =
         message == null || message.isBlank()
-            ? "no message"
+            ? Messages.NO_ANSWER
             : FailureLog.redact(message.strip(), secrets);
     if (text.length() > MAX_REJECTION) {
       text = text.substring(0, MAX_REJECTION - 3) + "...";
     }
-    return text + " (HTTP " + code + ")";
+    return Messages.rejection(text, code);
   }
 
   /**
