@@ -175,7 +175,7 @@ class TrimmingDeploymentStoreTest {
                 .withName("openfga")
                 .withImage(full.getImage())
                 .withImagePullPolicy(full.getImagePullPolicy())
-                .withEnv(dev.openfga.operator.migration.rules.MigrationJob.filterEnv(full.getEnv()))
+                .withEnv(dev.openfga.operator.migration.rules.MigrationEnv.filterEnv(full.getEnv()))
                 .withVolumeMounts(full.getVolumeMounts())
                 .withResources(full.getResources())
                 .withSecurityContext(full.getSecurityContext())

@@ -16,7 +16,7 @@ final class SidecarRule {
   static Optional<Plan> decide(Facts f) {
     Deployment d = f.deployment();
     List<String> missing =
-        MigrationJob.missingSidecars(d.getSpec().getTemplate().getSpec(), f.settings().sidecars());
+        MigrationPod.missingSidecars(d.getSpec().getTemplate().getSpec(), f.settings().sidecars());
     if (missing.isEmpty()) {
       return Optional.empty();
     }
