@@ -29,6 +29,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.HttpResponse;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -50,18 +51,27 @@ final class StepRunner {
   private static final Logger LOG = LoggerFactory.getLogger(StepRunner.class);
   private static final PatchContext JSON_PATCH = PatchContext.of(PatchType.JSON);
 
-  /** A name is taken by an object the cache does not hold; the reconcile plans again with it. */
+  /**
+   * A create found its name taken (AlreadyExists), by an object the cache does not hold: the run
+   * stops, and the next reconcile reads that name directly ({@link Findings}) instead of creating
+   * again and again.
+   */
   static final class NameTaken extends RuntimeException {
     private static final long serialVersionUID = 1L;
-    final transient HasMetadata existing;
 
-    NameTaken(HasMetadata existing) {
+    /** A Job's name (else the record's). */
+    final boolean job;
+
+    final transient ResourceID name;
+
+    NameTaken(HasMetadata desired, String namespace) {
       super(
-          existing.getKind() + " " + existing.getMetadata().getName() + " exists",
+          desired.getKind() + " " + desired.getMetadata().getName() + " exists",
           null,
           false,
           false);
-      this.existing = existing;
+      this.job = desired instanceof Job;
+      this.name = new ResourceID(desired.getMetadata().getName(), namespace);
     }
   }
 
@@ -406,8 +416,8 @@ final class StepRunner {
   private final AtomicBoolean warnedOfDroppedPolicy = new AtomicBoolean();
 
   /**
-   * Creates the object; when its name is taken by an object the cache does not hold, reads that one
-   * and hands it back to the reconcile ({@link NameTaken}) instead of retrying the create.
+   * Creates the object; when its name is taken, says so to the reconcile ({@link NameTaken})
+   * instead of retrying the create.
    */
   private <T extends HasMetadata> T create(
       T desired, String namespace, NonNamespaceOperation<T, ?, ? extends Resource<T>> in) {
@@ -421,11 +431,7 @@ final class StepRunner {
       if (!(e instanceof KubernetesClientException k) || k.getCode() != 409) {
         throw e;
       }
-      T existing = in.withName(desired.getMetadata().getName()).get();
-      if (existing == null) {
-        throw e;
-      }
-      throw new NameTaken(existing);
+      throw new NameTaken(desired, namespace);
     }
   }
 
