@@ -124,11 +124,11 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
     ResourceID id = ResourceID.fromResource(deployment);
     try {
       Observation o = observe(deployment);
-      Optional<Job> wanted = planner.wantedJob(o);
+      Optional<List<String>> wanted = planner.wantedJobDatabases(o);
       Plan plan;
       if (wanted.isPresent()) {
         synchronized (creating) {
-          o = beforeCreate(o, Database.keysOf(wanted.get()));
+          o = beforeCreate(o, wanted.get());
           plan = planner.plan(o);
           run(id, plan, o);
         }
@@ -188,10 +188,10 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
 
   /**
    * What a Job create needs observed besides the caches' Job and record ({@link
-   * Planner#wantedJob}): the Jobs on the same databases, from the cache and from this process's own
-   * recent creates, and the cached migration pods on them; then, if the Deployment still creates
-   * its Job with them ({@link Planner#createsJob}), what the caches cannot know ({@link
-   * #readDirectly}). Held under the creating lock with the decision and its run.
+   * Planner#wantedJobDatabases}): the Jobs on the same databases, from the cache and from this
+   * process's own recent creates, and the cached migration pods on them; then, if the Deployment
+   * still creates its Job with them ({@link Planner#createsJob}), what the caches cannot know
+   * ({@link #readDirectly}). Held under the creating lock with the decision and its run.
    */
   private Observation beforeCreate(Observation o, List<String> databases) {
     if (!databases.isEmpty()) {

@@ -1,7 +1,6 @@
 package dev.openfga.operator.migration.rules;
 
 import io.fabric8.kubernetes.api.model.apps.Deployment;
-import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -71,13 +70,13 @@ public final class Planner {
   }
 
   /**
-   * The Job the Deployment wants created, before its database is looked at (SPEC section 9): the
-   * reconcile then observes the Jobs and migration pods on the Job's databases. Empty: no rule
+   * The databases of the Job the Deployment wants created, before its database is looked at (SPEC
+   * section 9): the reconcile then observes the Jobs and migration pods on them. Empty: no rule
    * leads to a create (not needed, blocked, waiting for the cooldown, or a Job is there).
    */
-  public Optional<Job> wantedJob(Observation o) {
+  public Optional<List<String>> wantedJobDatabases(Observation o) {
     Facts f = Facts.of(o, policy);
-    return reaches(f, DATABASE) ? Optional.of(CreateRule.job(afterRecord(f))) : Optional.empty();
+    return reaches(f, DATABASE) ? Optional.of(f.databases()) : Optional.empty();
   }
 
   /**
