@@ -3,6 +3,8 @@ package dev.openfga.operator;
 import dev.openfga.operator.config.OperatorConfig;
 import dev.openfga.operator.fga.Claims;
 import dev.openfga.operator.fga.Credentials;
+import dev.openfga.operator.fga.FGAModel;
+import dev.openfga.operator.fga.FGAStore;
 import dev.openfga.operator.fga.FgaApi;
 import dev.openfga.operator.fga.ModelMetrics;
 import dev.openfga.operator.fga.ModelReconciler;
@@ -12,10 +14,10 @@ import dev.openfga.operator.fga.StoreReconciler;
 import dev.openfga.operator.kube.ConnectionKeeper;
 import dev.openfga.operator.kube.EventRecorder;
 import dev.openfga.operator.kube.Leadership;
-import dev.openfga.operator.kube.TrimmingDeploymentStore;
 import dev.openfga.operator.migration.FailureEvidence;
 import dev.openfga.operator.migration.MigrationMetrics;
 import dev.openfga.operator.migration.MigrationReconciler;
+import dev.openfga.operator.migration.TrimmingDeploymentStore;
 import dev.openfga.operator.migration.WarmUp;
 import dev.openfga.operator.migration.rules.Keys;
 import dev.openfga.operator.migration.rules.Planner;
@@ -30,6 +32,7 @@ import io.javaoperatorsdk.operator.processing.retry.GenericRetry;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 
@@ -40,6 +43,10 @@ import java.util.UUID;
  */
 public final class Controllers implements AutoCloseable {
   static final String CONTROLLER = "openfga-migration";
+
+  /** The custom resources the controllers read: their client must know these kinds. */
+  public static final List<Class<? extends io.fabric8.kubernetes.api.model.KubernetesResource>>
+      CUSTOM_KINDS = List.of(FGAStore.class, FGAModel.class);
 
   /** The FGAStore controller's name (with --stores-and-models). */
   static final String STORE_CONTROLLER = "openfga-stores";

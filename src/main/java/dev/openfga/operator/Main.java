@@ -74,7 +74,7 @@ public final class Main {
       if (metrics != null) {
         opened.push(metrics);
       }
-      KubernetesClient client = OperatorClient.create();
+      KubernetesClient client = OperatorClient.create(Controllers.CUSTOM_KINDS);
       opened.push(client);
       Controllers operator =
           Controllers.create(

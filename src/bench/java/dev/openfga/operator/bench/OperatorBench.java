@@ -461,7 +461,7 @@ public final class OperatorBench {
             "-Xmx512m",
             "-cp",
             System.getProperty("java.class.path"),
-            "dev.openfga.operator.kube.CacheFootprint",
+            "dev.openfga.operator.migration.CacheFootprint",
             "1000"));
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
     String out = new String(p.getInputStream().readAllBytes());
@@ -552,7 +552,7 @@ public final class OperatorBench {
       name = spec.substring(colon + 1);
     }
     // A container's memory limit is what the JVM sizes itself by (MaxRAM is that limit without
-    // a cgroup); on this machine it would otherwise size the heap by the machine's 24 GiB.
+    // a cgroup); without it the JVM would size the heap by the whole machine's memory.
     List<String> container = List.of("-XX:MaxRAM=" + options.containerMemory);
     Variant v;
     if (name.contains("=")) {
@@ -902,7 +902,7 @@ public final class OperatorBench {
 
     /**
      * When, after the process started, the first request arrived and each kind of start-up list or
-     * watch was received and answered: "first request 0.61 s, LIST deployments 0.65–1.90 s, ..." (a
+     * watch was received and answered: "first request S s, LIST deployments FROM–TO s, ..." (a
      * watch's answer is open-ended: its span is its arrival).
      */
     String timeline() {

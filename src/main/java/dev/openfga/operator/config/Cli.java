@@ -11,9 +11,9 @@ import java.util.Map;
 /**
  * The operator's command line: {@code openfga-operator [flags]} or {@code openfga-operator
  * <subcommand> [its flags]}. A parser of our own rather than a library: it is a few dozen lines,
- * and picocli's classes (class-file version 49) were the only ones of the jar the image's AOT cache
- * could not hold, 0.12–0.14 s of class loading and verification at every start
- * (docs/performance.md, "Where the start-up goes").
+ * and picocli's classes (class-file version 49) are ones the image's AOT cache cannot hold, so they
+ * would be loaded from the jar and verified at every start (docs/performance.md, "Where the
+ * start-up goes" and change 15).
  *
  * <p>Forms, as Go's flag package and the upstream operator accept them: {@code --flag=value},
  * {@code --flag value}; a switch alone means {@code true} and takes a following word that does not

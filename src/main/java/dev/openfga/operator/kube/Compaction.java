@@ -11,13 +11,14 @@ import java.util.concurrent.ConcurrentHashMap;
  * Shrinks a cached fabric8 model object in place: every empty list and map in it (fabric8 gives
  * each model object a map for unknown fields and an empty list for every list field, used or not)
  * becomes the one shared immutable empty list or map, and the other lists lose their spare
- * capacity. About 3 KiB of a cached Deployment skeleton's 11 (docs/performance.md).
+ * capacity. Those empty lists and maps are a good part of a cached Deployment skeleton
+ * (docs/performance.md, change 11).
  *
  * <p>Only for objects nothing changes any more: the informer's stored objects, which the reconcile
  * reads and never changes (writes go through patches; the Job is built by copying). A change to a
  * compacted empty list or map throws {@link UnsupportedOperationException}.
  */
-final class Compaction {
+public final class Compaction {
   private Compaction() {}
 
   private static final String MODEL = "io.fabric8.kubernetes.api.model";
@@ -25,7 +26,7 @@ final class Compaction {
   private static final Map<Class<?>, List<Field>> FIELDS = new ConcurrentHashMap<>();
 
   /** Compacts {@code o} and every model object it holds; returns {@code o}. */
-  static <T> T compact(T o) {
+  public static <T> T compact(T o) {
     walk(o);
     return o;
   }

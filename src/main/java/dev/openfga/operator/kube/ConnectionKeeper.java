@@ -18,13 +18,13 @@ import org.slf4j.LoggerFactory;
  *
  * <p>fabric8 runs each watch as a WebSocket on a connection of its own; every other request shares
  * one HTTP/2 connection, which the JDK client closes after 30 s with nothing in flight. The first
- * write of the next migration then opens a new connection and waits for a TLS handshake (about 20
- * ms of a reaction after a quiet week). With leader election (the chart's default) the Lease is
- * renewed every 2 s on that connection and this is not needed. A connection that a load balancer or
- * connection tracking drops silently after some idle time is kept too. {@code /version} is readable
- * by every authenticated client (the built-in {@code system:public-info-viewer} role) and small;
- * its answer is not decoded. The first answer is logged (info); a failure is logged as a warning
- * once until the next success, and changes nothing else.
+ * write of the next migration then opens a new connection and waits for a TLS handshake, on the
+ * reaction after a quiet week, the one that matters most. With leader election (the chart's
+ * default) the Lease is renewed every 2 s on that connection and this is not needed. A connection
+ * that a load balancer or connection tracking drops silently after some idle time is kept too.
+ * {@code /version} is readable by every authenticated client (the built-in {@code
+ * system:public-info-viewer} role) and small; its answer is not decoded. The first answer is logged
+ * (info); a failure is logged as a warning once until the next success, and changes nothing else.
  *
  * <p>Test-only system property: {@code -Dopenfga.operator.test.connectionKeeperMillis=n} sets the
  * period (the real-cluster tier does not wait 20 s).

@@ -1,6 +1,5 @@
 package dev.openfga.operator.kube;
 
-import dev.openfga.operator.migration.rules.EventReason;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -54,17 +53,18 @@ public final class EventRecorder {
     FAILED
   }
 
-  /** Returns whether the Event is new (not a repeat of a transition already reported). */
-  public boolean emit(
-      Deployment deployment, EventReason reason, String message, String key, Instant now) {
-    return send(deployment, reason, message, key, now) == Outcome.SENT;
-  }
-
-  /** The Event on the Deployment, and what became of it. */
+  /**
+   * The Event on a Deployment, and what became of it. A Deployment from the trimmed cache carries
+   * no apiVersion and kind: they are given here.
+   */
   public Outcome send(
-      Deployment deployment, EventReason reason, String message, String key, Instant now) {
-    return emit(
-        deployment, "apps/v1", "Deployment", reason.name(), reason.warning(), message, key, now);
+      Deployment deployment,
+      String reason,
+      boolean warning,
+      String message,
+      String key,
+      Instant now) {
+    return emit(deployment, "apps/v1", "Deployment", reason, warning, message, key, now);
   }
 
   /**

@@ -16,10 +16,10 @@ import java.util.zip.Inflater;
 /**
  * Asks the API server for gzip-compressed answers to reads, and inflates them (docs/performance.md,
  * "Compressed lists"). The API server compresses a response of more than 128 KiB when asked: a page
- * of 100 Deployments is about 1.8 MB of JSON and some 10 times less as gzip, and the JVM, with C1
- * only, decrypts TLS in plain Java (AES-GCM has no C1 intrinsic), which made the decryption of the
- * first list the largest part of the start-up. fabric8's clients do not ask for compression (and
- * the JDK's HTTP client does not inflate), hence this interceptor.
+ * of 100 Deployments is well above that and compresses well, and the JVM, with C1 only, decrypts
+ * TLS in plain Java (AES-GCM has no C1 intrinsic), so decrypting an uncompressed first list is a
+ * large part of the start-up. fabric8's clients do not ask for compression (and the JDK's HTTP
+ * client does not inflate), hence this interceptor.
  *
  * <p>Watches are left alone: their events are small and must not wait in a compressor's buffer. An
  * answer that is not gzip (the server did not compress it, or the mock server) is passed on as it

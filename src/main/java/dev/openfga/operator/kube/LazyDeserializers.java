@@ -24,9 +24,9 @@ import java.util.List;
  * <p>Jackson builds a bean's deserializer together with those of every property type it can reach:
  * the first Deployment read builds deserializers for the whole pod-spec graph (thirty volume
  * sources, ephemeral containers, lifecycle hooks, ...), whatever the objects hold. At start-up,
- * under C1, that was 0.4 s of the first page's 0.6 s in a measurement of 1,000 chart-shaped
- * Deployments (docs/performance.md, "Lazy deserializers"); afterwards it cost nothing. With this
- * module only the types that occur in the data are ever introspected, loaded and compiled.
+ * under C1, building them is most of the time the first page takes to decode (docs/performance.md,
+ * change 14, "Lazy deserializers"); once built they cost nothing. With this module only the types
+ * that occur in the data are ever introspected, loaded and compiled.
  *
  * <p>Only properties whose type is, or holds, a fabric8 model class are deferred; a property with a
  * deserializer of its own ({@code @JsonDeserialize(using = ...)}) or with polymorphic type

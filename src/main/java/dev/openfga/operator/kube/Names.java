@@ -1,6 +1,5 @@
 package dev.openfga.operator.kube;
 
-import dev.openfga.operator.migration.rules.Keys;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -44,8 +43,8 @@ public final class Names {
   }
 
   /**
-   * The 16 hex characters that end the name of the Event of a transition ({@link #event}): what
-   * {@link Keys#REPORTED_EVENTS} lists of the Events already sent.
+   * The 16 hex characters that end the name of the Event of a transition ({@link #event}): what the
+   * migration's {@code Keys.REPORTED_EVENTS} lists of the Events already sent.
    */
   public static String eventId(String key) {
     return shortHash(key) + shortHash(key + "#");

@@ -3,8 +3,6 @@ package dev.openfga.operator.kube;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.module.blackbird.BlackbirdModule;
-import dev.openfga.operator.fga.FGAModel;
-import dev.openfga.operator.fga.FGAStore;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.KubernetesResource;
@@ -35,7 +33,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <ul>
  *   <li>{@code metadata.managedFields} is skipped while a response is read, never built: with the
- *       last-applied annotation it is 70 % of a Deployment as objects, and the operator never reads
+ *       last-applied annotation it is most of a Deployment as objects, and the operator never reads
  *       it. Its caches, its Events and its patches never carry it.
  *   <li>A Job's pod template ({@code spec.template}) is skipped while a Job is read: the operator
  *       builds it, sends it once and never reads it back (its decisions read a Job's labels,
@@ -48,7 +46,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       and phase). {@code migration.FailureEvidence} reads a failed pod whole, through a client of
  *       its own ({@link #create(Config, boolean)}).
  *   <li>The kinds the operator reads are registered by hand instead of fabric8 loading every model
- *       class on the class path to learn their kinds (model classes loaded: 972 → 487).
+ *       class on the class path to learn their kinds, which would load model classes the operator
+ *       never uses (docs/performance.md, "Rounds 1 and 2", change 5).
  *   <li>Reads ask for gzip ({@link GzipResponses}): a large list crosses TLS compressed.
  *   <li>A property's deserializer is built when a value of it is first read ({@link
  *       LazyDeserializers}), not the whole model graph with the first Deployment.
@@ -56,7 +55,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class OperatorClient {
 
-  /** Every kind the operator (and JOSDK for it) reads from the API. */
+  /**
+   * Every built-in kind the operator (and JOSDK for it) reads from the API; the controllers' custom
+   * resources are added by whoever wires them ({@link #create(Config, List)}).
+   */
   static final List<Class<? extends KubernetesResource>> KINDS =
       List.of(
           Deployment.class,
@@ -66,9 +68,7 @@ public final class OperatorClient {
           Event.class,
           Lease.class,
           SelfSubjectRulesReview.class,
-          Status.class,
-          FGAStore.class,
-          FGAModel.class);
+          Status.class);
 
   private OperatorClient() {}
 
@@ -81,15 +81,26 @@ public final class OperatorClient {
 
   /** A client for the cluster {@code config} describes. */
   public static KubernetesClient create(Config config) {
-    return create(config, false);
+    return create(config, false, List.of());
+  }
+
+  /** The same, that also reads these custom resources (the controllers' kinds). */
+  public static KubernetesClient create(
+      Config config, List<Class<? extends KubernetesResource>> customKinds) {
+    return create(config, false, customKinds);
   }
 
   /** The same; {@code wholePods}: Pods are read whole (the failure evidence). */
   public static KubernetesClient create(Config config, boolean wholePods) {
+    return create(config, wholePods, List.of());
+  }
+
+  private static KubernetesClient create(
+      Config config, boolean wholePods, List<Class<? extends KubernetesResource>> customKinds) {
     KubernetesClientBuilder builder =
         new KubernetesClientBuilder()
             .withConfig(config)
-            .withKubernetesSerialization(serialization(new ObjectMapper(), wholePods));
+            .withKubernetesSerialization(serialization(new ObjectMapper(), wholePods, customKinds));
     Integer haltAfter = Integer.getInteger(HALT_AFTER_WRITES);
     builder.withHttpClientBuilderConsumer(
         http -> {
@@ -124,9 +135,12 @@ public final class OperatorClient {
     }
   }
 
-  /** A client configured from the environment (in-cluster, kubeconfig), as fabric8 does. */
-  public static KubernetesClient create() {
-    return create(Config.autoConfigure(null));
+  /**
+   * A client configured from the environment (in-cluster, kubeconfig), as fabric8 does, that also
+   * reads these custom resources.
+   */
+  public static KubernetesClient create(List<Class<? extends KubernetesResource>> customKinds) {
+    return create(Config.autoConfigure(null), customKinds);
   }
 
   /** The operator's serialization: without managedFields, with only its own kinds. */
@@ -136,10 +150,13 @@ public final class OperatorClient {
 
   /** The same on {@code mapper} (a test looks at the deserializers it builds). */
   static KubernetesSerialization serialization(ObjectMapper mapper) {
-    return serialization(mapper, false);
+    return serialization(mapper, false, List.of());
   }
 
-  private static KubernetesSerialization serialization(ObjectMapper mapper, boolean wholePods) {
+  private static KubernetesSerialization serialization(
+      ObjectMapper mapper,
+      boolean wholePods,
+      List<Class<? extends KubernetesResource>> customKinds) {
     mapper.addMixIn(ObjectMeta.class, WithoutManagedFields.class);
     mapper.addMixIn(JobSpec.class, JobSpecReadWithoutPodTemplate.class);
     if (!wholePods) {
@@ -155,6 +172,7 @@ public final class OperatorClient {
     // of a model object through Method.invoke).
     mapper.registerModule(new BlackbirdModule());
     KINDS.forEach(serialization::registerKubernetesResource);
+    customKinds.forEach(serialization::registerKubernetesResource);
     return serialization;
   }
 

@@ -268,7 +268,8 @@ final class StepRunner {
 
   private void emit(Run r, Step.Emit s) {
     EventRecorder.Outcome outcome =
-        events.send(r.deployment, s.reason(), s.message(), s.key(), r.o.now());
+        events.send(
+            r.deployment, s.reason().name(), s.reason().warning(), s.message(), s.key(), r.o.now());
     if (outcome == EventRecorder.Outcome.FAILED) {
       r.unsent.add(Reported.id(r.deployment, s));
     }

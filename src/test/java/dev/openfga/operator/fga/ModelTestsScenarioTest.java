@@ -176,9 +176,9 @@ class ModelTestsScenarioTest {
     awaitReason("OpenFGARequestFailed");
     String uid = TestStores.getModel(cluster, "app").getMetadata().getUid();
     // the scratch store by its name: the message is the same at every run (a new scratch id each
-    // time rewrote the status, and each status write started the next run at once)
+    // time would rewrite the status, and each status write would start the next run at once)
     assertThat(ready().getMessage()).contains(ModelTests.scratchName(uid));
-    // none within the 10 s wait (a new one several times a second before)
+    // none within the 10 s wait (a run started by its own status write makes several a second)
     assertNoScratchStoreForAWhile();
   }
 

@@ -22,9 +22,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * What the stock upstream {@code openfga} chart 0.3.12 renders (test fixtures copied from the
@@ -48,17 +48,11 @@ class UpstreamChartIntegrationTest {
           "operator-mode.values.yaml");
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
 
-  private MockCluster cluster;
+  @RegisterExtension final MockCluster cluster = new MockCluster();
 
   @BeforeEach
   void startCluster() {
-    cluster = new MockCluster();
     cluster.jobs().script(j -> Script.SUCCEED);
-  }
-
-  @AfterEach
-  void stopCluster() {
-    cluster.close();
   }
 
   private void startOperator() {

@@ -16,9 +16,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The operator's serialization sets a model object's properties through the accessors Blackbird
- * generates, inside fabric8's delegating wrapper, and not through {@code Method.invoke}: a profile
- * of an image change found 8 % of the CPU in reflection while Blackbird's modifier ran after
- * fabric8's (docs/performance.md, change 21).
+ * generates, inside fabric8's delegating wrapper, and not through {@code Method.invoke}: with
+ * Blackbird's modifier run after fabric8's, reflection is a large share of an image change's CPU
+ * (docs/performance.md, change 21).
  */
 class BlackbirdPropertiesTest {
 

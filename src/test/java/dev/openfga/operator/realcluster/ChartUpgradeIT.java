@@ -18,8 +18,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * The chart's RBAC objects of one release, applied as an upgrade applies them (the same names
  * patched in place) while its values move between modes: the API server refuses a RoleBinding whose
- * roleRef changes, which before 2026-12-03 made {@code helm upgrade} from one watched namespace to
- * several fail.
+ * roleRef changes, so a chart that changed a binding's roleRef between modes would make {@code helm
+ * upgrade} from one watched namespace to several fail.
  */
 class ChartUpgradeIT {
   @RegisterExtension static final RealCluster cluster = new RealCluster();
@@ -31,7 +31,7 @@ class ChartUpgradeIT {
     String one = "watchNamespace: " + home + "\n";
     String several = one + "watchNamespaces: [" + apps + "]\n";
 
-    // the binding the chart before 2026-12-03 made for several namespaces, in the home namespace
+    // a binding as an older chart made it for several namespaces, in the home namespace
     cluster
         .client()
         .resource(

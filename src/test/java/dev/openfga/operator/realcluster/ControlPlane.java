@@ -80,8 +80,8 @@ public final class ControlPlane implements AutoCloseable {
    * waits for a pod — starts the three processes and waits until pods can run.
    */
   static ControlPlane start() {
-    // on a cold cache an openfga build takes minutes: never inside a test's wait (a flake seen
-    // when v1.10.0 was first built by the kubelet during a 1-minute wait)
+    // on a cold cache an openfga build takes minutes: never inside a test's wait (a build by the
+    // kubelet during a 1-minute wait makes the test flaky)
     Binaries.openfga(Binaries.OLD_OPENFGA);
     Binaries.openfga(Binaries.NEW_OPENFGA);
     return launch(

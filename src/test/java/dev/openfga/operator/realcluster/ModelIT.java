@@ -456,8 +456,8 @@ class ModelIT {
     String scratch = ModelTests.scratchName(refused.getMetadata().getUid());
     settle();
     settle();
-    // tested once: one Warning, and its scratch store deleted (each failed run used to start the
-    // next at once, with a new scratch store and a new Event)
+    // tested once: one Warning, and its scratch store deleted (not a failed run starting the next
+    // at once, with a new scratch store and a new Event)
     assertThat(events("refused", "TestsFailed")).hasSize(1);
     assertThat(fga.listStores()).extracting(FgaApi.Store::name).doesNotContain(scratch);
     assertThat(get("refused").getStatus().getModelId()).isNull();

@@ -18,9 +18,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * A watched namespace deleted whole, with an FGAStore ({@code deletionPolicy: Delete}), its
  * credentials Secret and the chart's Role and RoleBinding for one watched namespace in it: the
- * namespace controller deletes them all at once, in no set order. Before 2026-12-03 the namespace
- * stayed Terminating for good: the FGAStore's finalizer could not be removed once the RoleBinding
- * was gone.
+ * namespace controller deletes them all at once, in no set order. The namespace must not stay
+ * Terminating for good, as it does when the FGAStore's finalizer cannot be removed once the
+ * RoleBinding is gone.
  */
 class WatchedNamespaceDeletionIT {
   @RegisterExtension static final RealCluster cluster = new RealCluster();

@@ -36,9 +36,9 @@ import java.time.ZoneOffset;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@code openfga-operator status} against the mock API server, after the real operator has brought
@@ -49,12 +49,11 @@ class StatusCommandTest {
   private static final Duration WAIT = Duration.ofSeconds(20);
   private static final String OTHER_NS = "elsewhere";
 
-  private static MockCluster cluster;
+  @RegisterExtension static final MockCluster cluster = new MockCluster();
   private static Clock clock;
 
   @BeforeAll
   static void bringDeploymentsToTheirStates() {
-    cluster = new MockCluster();
     cluster
         .jobs()
         .script(
@@ -127,11 +126,6 @@ class StatusCommandTest {
         Timestamps.parse(failed.getMetadata().getAnnotations().get(Keys.RETAIN_UNTIL))
             .orElseThrow();
     clock = Clock.fixed(retryAt.minusSeconds(42), ZoneOffset.UTC);
-  }
-
-  @AfterAll
-  static void stopCluster() {
-    cluster.close();
   }
 
   private record Run(int exitCode, String out, String err) {}

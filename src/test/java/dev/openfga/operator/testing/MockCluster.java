@@ -41,12 +41,21 @@ import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * A fabric8 mock API server in CRUD mode with the fake controllers a real cluster would run (Jobs,
  * Deployments), and operators started against it. Close it to stop everything.
+ *
+ * <p>A JUnit extension: {@code @RegisterExtension final MockCluster cluster = new MockCluster();}
+ * gives each test a cluster of its own, closed after it; on a static field, one cluster for the
+ * class, closed after its last test.
  */
-public final class MockCluster implements AutoCloseable {
+public final class MockCluster
+    implements AutoCloseable, BeforeAllCallback, AfterEachCallback, AfterAllCallback {
   public static final String NS = "openfga";
 
   private final Dispatcher dispatcher = new Dispatcher();
@@ -326,7 +335,8 @@ public final class MockCluster implements AutoCloseable {
   public KubernetesClient operatorClient() {
     KubernetesClient c =
         OperatorClient.create(
-            new ConfigBuilder(client.getConfiguration()).withUserAgent(OPERATOR_AGENT).build());
+            new ConfigBuilder(client.getConfiguration()).withUserAgent(OPERATOR_AGENT).build(),
+            dev.openfga.operator.Controllers.CUSTOM_KINDS);
     closeables.add(c);
     return c;
   }
@@ -479,8 +489,34 @@ public final class MockCluster implements AutoCloseable {
     return events(deployment).stream().map(Event::getReason).toList();
   }
 
+  /** Registered on a static field: it lives as long as the test class. */
+  private boolean perClass;
+
+  @Override
+  public void beforeAll(ExtensionContext context) {
+    perClass = true;
+  }
+
+  @Override
+  public void afterEach(ExtensionContext context) {
+    if (!perClass) {
+      close();
+    }
+  }
+
+  @Override
+  public void afterAll(ExtensionContext context) {
+    close();
+  }
+
+  private boolean closed;
+
   @Override
   public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
     for (int i = closeables.size() - 1; i >= 0; i--) {
       AutoCloseable c = closeables.get(i);
       try {

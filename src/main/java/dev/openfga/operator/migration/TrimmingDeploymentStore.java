@@ -1,5 +1,7 @@
-package dev.openfga.operator.kube;
+package dev.openfga.operator.migration;
 
+import dev.openfga.operator.kube.CompactingStore;
+import dev.openfga.operator.kube.Compaction;
 import dev.openfga.operator.migration.rules.DeploymentSettings;
 import dev.openfga.operator.migration.rules.MigrationEnv;
 import dev.openfga.operator.migration.rules.MigrationJob;

@@ -1,4 +1,4 @@
-package dev.openfga.operator.kube;
+package dev.openfga.operator.migration;
 
 import dev.openfga.operator.bench.Workload;
 import io.fabric8.kubernetes.api.model.apps.Deployment;

@@ -1,7 +1,8 @@
-package dev.openfga.operator.kube;
+package dev.openfga.operator.migration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.openfga.operator.kube.Compaction;
 import dev.openfga.operator.migration.rules.Database;
 import dev.openfga.operator.migration.rules.Keys;
 import dev.openfga.operator.migration.rules.Messages;
