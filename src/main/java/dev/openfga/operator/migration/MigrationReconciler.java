@@ -51,7 +51,11 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
   private final Clock clock;
   private final MigrationMetrics metrics;
 
-  /** How long a new Job may be without a pod before the Job controller's Events are read. */
+  /**
+   * How long after its creation a Job the Job controller made no pod for is asked about: the Job
+   * controller sends its Events in the background, so its {@code FailedCreate} may come after the
+   * Job's status.
+   */
   static final java.time.Duration POD_CREATE_GRACE = java.time.Duration.ofSeconds(3);
 
   /** How often the metrics of Deployments that are gone are looked for. */
@@ -351,9 +355,8 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
    * What the Job needs read besides itself: its migration pods (a running migrate whose pod is not
    * Ready, behind a mesh proxy, is never interrupted); for a failed Job of ours whose evidence is
    * not recorded yet, what its pod left behind (read now, before anything can delete it; then kept
-   * on the Job, in the condition and in the Event); for a Job of ours still without any pod a few
-   * seconds after its creation, why (the Job controller's Events: Pod Security admission, a quota,
-   * a missing ServiceAccount).
+   * on the Job, in the condition and in the Event); for a Job of ours the Job controller made no
+   * pod for, why.
    */
   private Observation aboutTheJob(Observation o, Job job) {
     Deployment deployment = o.deployment();
@@ -366,8 +369,12 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
       o = o.withFailureEvidence(evidence.read(job));
     }
     Instant now = o.now();
+    // A Job of ours the Job controller has looked at and made no pod for, a few seconds after its
+    // creation: ask the Job controller's Events why (Pod Security admission, a quota, a missing
+    // ServiceAccount). A Job it has not looked at yet (no start time) is not asked about: no pod
+    // of it was refused, and on the change path that list would be one request more per change.
     if (ours
-        && MigrationJob.hasNoPod(job)
+        && MigrationJob.madeNoPod(job)
         && Timestamps.parse(job.getMetadata().getCreationTimestamp())
             .map(created -> !now.isBefore(created.plus(POD_CREATE_GRACE)))
             .orElse(false)) {

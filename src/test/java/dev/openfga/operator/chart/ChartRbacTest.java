@@ -294,8 +294,8 @@ class ChartRbacTest {
           job -> {
             String owner = job.getMetadata().getName().replaceFirst("-migrate$", "");
             if (owner.equals("epsilon")) {
-              // its pod is never created: the operator asks the Job's Events why
-              return FakeJobController.Script.MANUAL;
+              // its pod is refused: the operator asks the Job's Events why
+              return FakeJobController.Script.REFUSE_POD;
             }
             int attempt =
                 attempts.computeIfAbsent(owner, k -> new AtomicInteger()).incrementAndGet();

@@ -1,6 +1,7 @@
 package dev.openfga.operator.testing;
 
 import dev.openfga.operator.migration.rules.Keys;
+import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
@@ -40,6 +41,8 @@ public final class FakeJobController implements AutoCloseable {
     RUN,
     /** Pod never starts (image pull error, unschedulable): active, never ready. */
     NEVER_START,
+    /** Pod refused (Pod Security admission, a quota): see {@link #refusePod}. */
+    REFUSE_POD,
     /** Nothing happens until the test says so. */
     MANUAL
   }
@@ -145,6 +148,7 @@ public final class FakeJobController implements AutoCloseable {
       case NEVER_START ->
           setStatus(
               job, new JobStatusBuilder().withActive(1).withReady(0).withStartTime(now()).build());
+      case REFUSE_POD -> refusePod(job);
       case MANUAL -> {}
     }
   }
@@ -202,6 +206,53 @@ public final class FakeJobController implements AutoCloseable {
         .withSpec(job.getSpec().getTemplate().getSpec())
         .withStatus(null)
         .build();
+  }
+
+  /** The reason in the {@code FailedCreate} Event of {@link #refusePod}. */
+  public static final String POD_REFUSAL =
+      "violates PodSecurity \"restricted:latest\": runAsNonRoot != true (pod or container"
+          + " \"openfga\" must set securityContext.runAsNonRoot=true)";
+
+  /**
+   * The Job's pod is refused (Pod Security admission, a quota, a missing ServiceAccount): the Job
+   * controller sends a {@code FailedCreate} Event on the Job saying why, and writes the Job's
+   * status as at its first look (from Kubernetes 1.29 also without a pod): the start time, none
+   * active, none ready.
+   */
+  public void refusePod(Job job) {
+    String now = now();
+    client
+        .v1()
+        .events()
+        .inNamespace(job.getMetadata().getNamespace())
+        .resource(
+            new EventBuilder()
+                .withNewMetadata()
+                .withName(
+                    job.getMetadata().getName()
+                        + "."
+                        + dev.openfga.operator.kube.Names.shortHash(job.getMetadata().getUid()))
+                .endMetadata()
+                .withNewInvolvedObject()
+                .withApiVersion("batch/v1")
+                .withKind("Job")
+                .withName(job.getMetadata().getName())
+                .withNamespace(job.getMetadata().getNamespace())
+                .withUid(job.getMetadata().getUid())
+                .endInvolvedObject()
+                .withReason("FailedCreate")
+                .withType("Warning")
+                .withMessage(
+                    "Error creating: pods \"" + podName(job) + "\" is forbidden: " + POD_REFUSAL)
+                .withFirstTimestamp(now)
+                .withLastTimestamp(now)
+                .withCount(1)
+                .withNewSource()
+                .withComponent("job-controller")
+                .endSource()
+                .build())
+        .create();
+    setStatus(job, new JobStatusBuilder().withStartTime(now).withActive(0).withReady(0).build());
   }
 
   /** The pod is up and running {@code openfga migrate} (its pod Running). */

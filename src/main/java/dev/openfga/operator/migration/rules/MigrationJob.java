@@ -261,6 +261,17 @@ public final class MigrationJob {
             && zero(status.getFailed()));
   }
 
+  /**
+   * Whether the Job controller has looked at the Job and made no pod for it: the Job has a start
+   * time (the Job controller writes the status at its first look, from Kubernetes 1.29 also when
+   * the pod is refused: the start time with none active and none ready) and no pod ({@link
+   * #hasNoPod}). A Job without a start time has not been looked at yet (or is suspended): no pod of
+   * it was refused, so there is no {@code FailedCreate} Event to read.
+   */
+  public static boolean madeNoPod(Job job) {
+    return hasNoPod(job) && job.getStatus() != null && job.getStatus().getStartTime() != null;
+  }
+
   private static boolean zero(Integer count) {
     return count == null || count == 0;
   }

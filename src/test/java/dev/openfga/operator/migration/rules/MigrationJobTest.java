@@ -804,6 +804,39 @@ class MigrationJobTest {
       assertThat(MigrationJob.isRunning(job)).isEqualTo(running);
     }
 
+    @ParameterizedTest(name = "startTime={0}, active={1}, ready={2}, failed={3} -> {4}")
+    @CsvSource(
+        nullValues = "null",
+        value = {
+          // the Job controller's first look, the pod refused (Kubernetes 1.29 and later)
+          "2026-01-01T00:00:00Z, 0, 0, null, true",
+          "2026-01-01T00:00:00Z, null, null, null, true",
+          // not looked at yet (or suspended): no pod refused
+          "null, null, null, null, false",
+          "null, 0, 0, null, false",
+          // a pod made
+          "2026-01-01T00:00:00Z, 1, 0, null, false",
+          "2026-01-01T00:00:00Z, 0, 0, 1, false"
+        })
+    void seesNoPodMadeOnlyOnceTheJobControllerHasLookedAtTheJob(
+        String startTime, Integer active, Integer ready, Integer failed, boolean madeNoPod) {
+      Job job = Fixtures.job(deployment, "v1.14.0").build();
+      job.setStatus(
+          new io.fabric8.kubernetes.api.model.batch.v1.JobStatusBuilder()
+              .withStartTime(startTime)
+              .withActive(active)
+              .withReady(ready)
+              .withFailed(failed)
+              .build());
+
+      assertThat(MigrationJob.madeNoPod(job)).isEqualTo(madeNoPod);
+    }
+
+    @Test
+    void seesNoPodMadeInNoJobWithoutAStatus() {
+      assertThat(MigrationJob.madeNoPod(Fixtures.job(deployment, "v1.14.0").build())).isFalse();
+    }
+
     @Test
     void seesADeletionTimestampAsTerminating() {
       assertThat(MigrationJob.isTerminating(Fixtures.job(deployment, "v1").terminating().build()))
