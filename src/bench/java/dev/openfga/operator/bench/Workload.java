@@ -545,10 +545,10 @@ public final class Workload {
 
   /**
    * With {@code --migration-pods}: the harness plays the Job controller and a kubelet for each
-   * migration Job, so that an operator that watches pods sees their events as in a cluster (a
-   * real API server without a controller manager makes none). The pod is made from the Job's
-   * template (its labels and annotations, the Job's name and UID, the Job as controller), then
-   * reported creating, running and ready, succeeded when the Job completes, and deleted with it.
+   * migration Job, so that an operator that watches pods sees their events as in a cluster (a real
+   * API server without a controller manager makes none). The pod is made from the Job's template
+   * (its labels and annotations, the Job's name and UID, the Job as controller), then reported
+   * creating, running and ready, succeeded when the Job completes, and deleted with it.
    */
   static volatile boolean migrationPods;
 
@@ -653,7 +653,12 @@ public final class Workload {
   private static String conditions(String now, boolean ready) {
     StringBuilder s = new StringBuilder();
     for (String type :
-        List.of("PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled")) {
+        List.of(
+            "PodReadyToStartContainers",
+            "Initialized",
+            "Ready",
+            "ContainersReady",
+            "PodScheduled")) {
       boolean status = ready || type.equals("Initialized") || type.equals("PodScheduled");
       if (s.length() > 0) {
         s.append(',');

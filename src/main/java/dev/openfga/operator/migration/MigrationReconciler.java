@@ -1,7 +1,5 @@
 package dev.openfga.operator.migration;
 
-import dev.openfga.operator.Controllers;
-import dev.openfga.operator.kube.CompactingStore;
 import dev.openfga.operator.kube.Echoes;
 import dev.openfga.operator.kube.EventRecorder;
 import dev.openfga.operator.kube.Names;
@@ -15,43 +13,37 @@ import dev.openfga.operator.migration.rules.Planner;
 import dev.openfga.operator.migration.rules.Step;
 import dev.openfga.operator.migration.rules.Timing;
 import io.fabric8.kubernetes.api.model.ConfigMap;
-import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.javaoperatorsdk.operator.api.config.informer.FieldSelectorBuilder;
-import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
-import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
-import io.javaoperatorsdk.operator.processing.event.source.informer.Mappers;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
 
 /**
- * The JOSDK reconciler: observe (cache reads) → decide ({@link Planner}, pure) → act ({@link
- * StepRunner}, conditional writes) → tell the framework when to look again.
+ * The JOSDK reconciler, one pass per reconcile: observe once everything the decision needs (the
+ * caches, what the last run found, and — when the Deployment wants a Job, which is decided from
+ * that observation — the Jobs and migration pods on its database and what the caches cannot know) →
+ * decide once ({@link Planner}, pure) → act ({@link StepRunner}, conditional writes) → tell the
+ * framework when to look again. What a run finds (a name taken, a create refused) is an observation
+ * of the next pass, soon after ({@link Findings}): nothing is decided again on the spot.
  */
 public final class MigrationReconciler implements Reconciler<Deployment> {
   private static final Logger LOG = LoggerFactory.getLogger(MigrationReconciler.class);
-  static final String JOBS = "migration-jobs";
-  static final String CONFIG_MAPS = "status-configmaps";
-  static final String PODS = "migration-pods";
 
   private final Planner planner;
   private final StepRunner steps;
@@ -84,12 +76,8 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
   /** What this process wrote that its caches may not show yet. */
   private final OwnWrites own = new OwnWrites();
 
-  /**
-   * The migration Job names ({@code namespace/name}) found taken by a Job that is not the
-   * Deployment's own (a person's, a legacy Helm hook's): read directly before a create, until that
-   * read finds none, instead of a create that fails again (SPEC rule 7).
-   */
-  private final Set<String> takenJobNames = ConcurrentHashMap.newKeySet();
+  /** What a run found that the caches cannot show, for the next reconcile to observe. */
+  private final Findings findings = new Findings();
 
   /** The watch events that only show this process's own writes, which wake nothing. */
   private final Echoes echoes = new Echoes();
@@ -99,9 +87,8 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
   /** Dry run: what was last logged as would-be writes, per Deployment (logged once). */
   private final Map<ResourceID, String> wouldWrite = new ConcurrentHashMap<>();
 
-  private InformerEventSource<Job, Deployment> jobs;
-  private InformerEventSource<ConfigMap, Deployment> configMaps;
-  private InformerEventSource<Pod, Deployment> pods;
+  /** The caches besides the Deployments'. */
+  private final MigrationCaches caches = new MigrationCaches();
 
   /** {@code dryRun}: plans are logged, never carried out. */
   public MigrationReconciler(
@@ -124,154 +111,54 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
   @Override
   public List<EventSource<?, Deployment>> prepareEventSources(
       EventSourceContext<Deployment> context) {
-    jobs = ownedObjects(Job.class, JOBS, context, echoes);
-    configMaps = ownedObjects(ConfigMap.class, CONFIG_MAPS, context, echoes);
-    pods = migrationPods(context);
-    return List.of(jobs, configMaps, pods);
+    return caches.prepare(context, echoes);
   }
 
-  /**
-   * An informer on the migration pods (label {@link Keys#DATABASE_LABEL}) that have not stopped
-   * (phase neither {@code Succeeded} nor {@code Failed}) in the watched namespaces: a pod outlives
-   * a Job deleted by someone else without waiting for it, and its database stays taken until it has
-   * stopped (SPEC section 9). Its events wake nothing: a Deployment that waits for a database looks
-   * again every {@link Timing#WHILE_WAITING}.
-   */
-  private static InformerEventSource<Pod, Deployment> migrationPods(
-      EventSourceContext<Deployment> context) {
-    var config = InformerEventSourceConfiguration.from(Pod.class, Deployment.class);
-    if (context.getControllerConfiguration().getInformerConfig().getNamespaces().size() == 1) {
-      config.withItemStore(new CompactingStore<>());
-    }
-    return new InformerEventSource<>(
-        config
-            .withName(PODS)
-            .withLabelSelector(Keys.DATABASE_LABEL)
-            // only pods that have not stopped: the API server sends no event of a pod once it has
-            // ended (its end comes as a deletion), nor of its deletion later
-            .withFieldSelector(
-                new FieldSelectorBuilder()
-                    .withoutField("status.phase", "Succeeded")
-                    .withoutField("status.phase", "Failed")
-                    .build())
-            .withNamespacesInheritedFromController()
-            .withInformerListLimit(Controllers.LIST_PAGE_SIZE)
-            .withSecondaryToPrimaryMapper(pod -> java.util.Set.of())
-            .build(),
-        context);
-  }
-
-  /**
-   * Starts the Job, record and migration-pod informers now, each on a thread of its own, beside the
-   * Deployment informer. JOSDK starts a controller's own informer first and waits for it to sync
-   * before it starts the others; their {@code start()} does nothing once they run and holds their
-   * lock while they start, so JOSDK's own call later waits for these and returns (or, when one
-   * failed here, starts it again and reports the failure itself). Events they deliver before the
-   * Deployments are cached are dropped by JOSDK, which reconciles every cached Deployment once it
-   * starts anyway.
-   */
+  /** Starts the Job, record and migration-pod informers now ({@link MigrationCaches#start}). */
   public void startOwnedInformers() {
-    for (InformerEventSource<?, Deployment> source : List.of(jobs, configMaps, pods)) {
-      Thread starter =
-          new Thread(
-              () -> {
-                try {
-                  source.start();
-                } catch (RuntimeException e) {
-                  LOG.debug(
-                      "early start of the {} informer failed: {}", source.name(), e.toString());
-                }
-              },
-              "start-" + source.name());
-      starter.setDaemon(true);
-      starter.start();
-    }
-  }
-
-  /**
-   * An informer on the operator's own objects of a kind (label {@code managed-by}), in the watched
-   * namespaces, whose events wake the controlling Deployment, except those that only show this
-   * process's own writes ({@link Echoes}).
-   */
-  private static <R extends HasMetadata> InformerEventSource<R, Deployment> ownedObjects(
-      Class<R> kind, String name, EventSourceContext<Deployment> context, Echoes echoes) {
-    var config = InformerEventSourceConfiguration.from(kind, Deployment.class);
-    if (context.getControllerConfiguration().getInformerConfig().getNamespaces().size() == 1) {
-      // one informer (one namespace, or all): its store can be compacted (CompactingStore)
-      config.withItemStore(new CompactingStore<>());
-    }
-    return new InformerEventSource<>(
-        config
-            .withName(name)
-            .withLabelSelector(Keys.OWNED_SELECTOR)
-            .withNamespacesInheritedFromController()
-            // the first list in pages, as for the Deployments: thousands of records must never
-            // have to fit in the heap at once
-            .withInformerListLimit(Controllers.LIST_PAGE_SIZE)
-            .withSecondaryToPrimaryMapper(
-                Mappers.fromOwnerReferences("apps/v1", "Deployment", false))
-            .withOnAddFilter(added -> !echoes.isEchoOfCreate(added))
-            .withOnUpdateFilter((newer, older) -> !echoes.isEchoOfPatch(newer, older))
-            .build(),
-        context);
+    caches.start();
   }
 
   @Override
   public UpdateControl<Deployment> reconcile(Deployment deployment, Context<Deployment> context) {
-    String ns = deployment.getMetadata().getNamespace();
-    String name = deployment.getMetadata().getName();
-    MDC.put("namespace", ns);
-    MDC.put("deployment", name);
-    MDC.put("job", Names.job(name));
+    MDC.put("namespace", deployment.getMetadata().getNamespace());
+    MDC.put("deployment", deployment.getMetadata().getName());
+    MDC.put("job", Names.job(deployment.getMetadata().getName()));
     Planner.desiredVersion(deployment).ifPresent(v -> MDC.put("version", v));
+    ResourceID id = ResourceID.fromResource(deployment);
     try {
       Observation o = observe(deployment);
-      Plan plan = planner.plan(o);
-      ResourceID id = ResourceID.fromResource(deployment);
-      try {
-        if (createsJob(plan)) {
-          synchronized (creating) {
-            o = beforeCreate(o, databasesOf(plan));
-            plan = planner.plan(o);
-            if (createsJob(plan) && needsDirectRead(o)) {
-              // only when the cache cannot know, and never for a Deployment that waits
-              o = readDirectly(o);
-              plan = planner.plan(o);
-            }
-            plan = runRecovering(id, plan, o);
-          }
-        } else {
-          plan = runRecovering(id, plan, o);
+      Optional<List<String>> wanted = planner.wantedJobDatabases(o);
+      Plan plan;
+      if (wanted.isPresent()) {
+        synchronized (creating) {
+          o = beforeCreate(o, wanted.get());
+          plan = planner.plan(o);
+          run(id, plan, o);
         }
-      } catch (KubernetesClientException e) {
-        if (e.getCode() != 409 && e.getCode() != 404) {
-          throw e;
-        }
-        // Someone changed an object between our read and our conditional write (409), or deleted
-        // it (404: e.g. the failed Job, to retry at once): look again, nothing is wrong.
-        LOG.debug("write target changed or gone, looking again: {}", e.getMessage());
-        return UpdateControl.<Deployment>noUpdate().rescheduleAfter(Timing.SHORT);
+      } else {
+        plan = planner.plan(o);
+        run(id, plan, o);
       }
       record(deployment, plan, o, context);
-      if (plan.next() instanceof Plan.Next.Blocked b) {
-        // A user error: reported by an Event (once), looked at again with a growing delay.
-        int attempt = blocked.merge(id, 1, Integer::sum);
-        if (attempt == 1) {
-          LOG.warn("blocked: {}", b.problem());
-        }
-        return UpdateControl.<Deployment>noUpdate().rescheduleAfter(Timing.blockedRetry(attempt));
+      return next(id, plan);
+    } catch (StepRunner.NameTaken taken) {
+      // SPEC rule 7: the name is read directly at the next look, not created again and again
+      findings.taken(taken);
+      return UpdateControl.<Deployment>noUpdate().rescheduleAfter(Timing.SHORT);
+    } catch (StepRunner.Rejected rejected) {
+      // SPEC section 10: the refusal is an observation; the next decision reports it (condition,
+      // Event) and blocks, so the create is tried again with backoff
+      findings.rejected(id, rejected.rejection);
+      return UpdateControl.<Deployment>noUpdate().rescheduleAfter(Timing.SHORT);
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 409 && e.getCode() != 404) {
+        throw e;
       }
-      blocked.remove(id);
-      if (plan.next() instanceof Plan.Next.After a) {
-        // a dry run changes nothing, so a plan that waits for its own write (a deleted Job gone)
-        // would look again every second
-        java.time.Duration delay =
-            dryRun && a.delay().compareTo(Timing.WHILE_RUNNING) < 0
-                ? Timing.WHILE_RUNNING
-                : a.delay();
-        return UpdateControl.<Deployment>noUpdate().rescheduleAfter(delay);
-      }
-      return UpdateControl.noUpdate();
+      // Someone changed an object between our read and our conditional write (409), or deleted
+      // it (404: e.g. the failed Job, to retry at once): look again, nothing is wrong.
+      LOG.debug("write target changed or gone, looking again: {}", e.getMessage());
+      return UpdateControl.<Deployment>noUpdate().rescheduleAfter(Timing.SHORT);
     } finally {
       MDC.remove("namespace");
       MDC.remove("deployment");
@@ -280,72 +167,81 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
     }
   }
 
+  /** When to look again, as the plan says. */
+  private UpdateControl<Deployment> next(ResourceID id, Plan plan) {
+    if (plan.next() instanceof Plan.Next.Blocked b) {
+      // A user error: reported by an Event (once), looked at again with a growing delay.
+      int attempt = blocked.merge(id, 1, Integer::sum);
+      if (attempt == 1) {
+        LOG.warn("blocked: {}", b.problem());
+      }
+      return UpdateControl.<Deployment>noUpdate().rescheduleAfter(Timing.blockedRetry(attempt));
+    }
+    blocked.remove(id);
+    if (plan.next() instanceof Plan.Next.After a) {
+      // a dry run changes nothing, so a plan that waits for its own write (a deleted Job gone)
+      // would look again every second
+      java.time.Duration delay =
+          dryRun && a.delay().compareTo(Timing.WHILE_RUNNING) < 0
+              ? Timing.WHILE_RUNNING
+              : a.delay();
+      return UpdateControl.<Deployment>noUpdate().rescheduleAfter(delay);
+    }
+    return UpdateControl.noUpdate();
+  }
+
   /**
-   * The observation a Job is created from: the cached one (the skeleton keeps what the Job copies,
-   * and the record this process wrote last counts until the cache shows it) with the Jobs on the
-   * same databases, from the cache and from this process's own recent creates, and the cached
-   * migration pods on them.
+   * What a Job create needs observed besides the caches' Job and record ({@link
+   * Planner#wantedJobDatabases}): the Jobs on the same databases, from the cache and from this
+   * process's own recent creates, and the cached migration pods on them; then, if the Deployment
+   * still creates its Job with them ({@link Planner#createsJob}), what the caches cannot know
+   * ({@link #readDirectly}). Held under the creating lock with the decision and its run.
    */
   private Observation beforeCreate(Observation o, List<String> databases) {
-    if (databases.isEmpty()) {
-      return o;
+    if (!databases.isEmpty()) {
+      o =
+          o.withDatabaseJobs(databaseJobs(databases, o.now()))
+              .withDatabasePods(caches.pods(p -> Database.sharesOne(databases, p)).toList());
     }
-    return o.withDatabaseJobs(databaseJobs(databases, o.now()))
-        .withDatabasePods(pods.list(p -> Database.sharesOne(databases, p)).toList());
+    return planner.createsJob(o) ? readDirectly(o) : o;
   }
 
   /**
-   * Whether the cache cannot answer what must be known before a create: no record is cached (the
+   * Before a create, what the caches cannot know (ADR 0016): the record, when none is cached (the
    * cache holds only the operator's own ConfigMaps, and a foreign one with the record's name must
-   * be found before a migration runs: afterwards the result could not be recorded); or this is a
-   * dry run, which creates nothing, so no AlreadyExists would tell it of a foreign Job (a legacy
-   * Helm hook, a hand-made one); or the name was found taken by a Job not the Deployment's own
-   * before ({@link #takenJobNames}), which is read until it is gone. Otherwise nothing is read: a
-   * foreign Job answers the create with AlreadyExists, and is then read and planned with ({@link
-   * #runRecovering}). ADR 0016.
-   */
-  private boolean needsDirectRead(Observation o) {
-    return o.statusConfigMap().isEmpty() || dryRun || takenJobNames.contains(jobKey(o));
-  }
-
-  /** {@code namespace/job name} of the Deployment's migration Job. */
-  private static String jobKey(Observation o) {
-    return o.deployment().getMetadata().getNamespace()
-        + "/"
-        + Names.job(o.deployment().getMetadata().getName());
-  }
-
-  /**
-   * The observation with the record (when none is cached) and, in a dry run or when its name was
-   * found taken before, the Job read.
+   * be found before a migration runs: afterwards the result could not be recorded); the Job name,
+   * in a dry run (which creates nothing, so no AlreadyExists would tell it of a foreign Job: a
+   * legacy Helm hook, a hand-made one) or when the name was found taken ({@link Findings}), until
+   * that read finds none. Otherwise nothing is read: a foreign Job answers the create with
+   * AlreadyExists, and is read at the next look.
    */
   private Observation readDirectly(Observation o) {
     String ns = o.deployment().getMetadata().getNamespace();
     String name = o.deployment().getMetadata().getName();
     if (o.statusConfigMap().isEmpty()) {
-      o =
-          o.withStatusConfigMap(
-              Optional.ofNullable(
-                  client.configMaps().inNamespace(ns).withName(Names.statusConfigMap(name)).get()));
+      o = o.withStatusConfigMap(readRecord(ns, name));
     }
-    if (dryRun || takenJobNames.contains(jobKey(o))) {
-      Job directJob = client.batch().v1().jobs().inNamespace(ns).withName(Names.job(name)).get();
+    ResourceID job = new ResourceID(Names.job(name), ns);
+    if (dryRun || findings.jobTaken(job)) {
+      Job directJob = client.batch().v1().jobs().inNamespace(ns).withName(job.getName()).get();
       if (directJob != null) {
         o = o.withJob(directJob);
       } else {
-        takenJobNames.remove(jobKey(o));
+        findings.jobKnown(job);
       }
     }
     return o;
   }
 
-  /** The databases the plan's Job would migrate, as the Job names them (none: no Job). */
-  private static List<String> databasesOf(Plan plan) {
-    return plan.steps().stream()
-        .filter(s -> s instanceof Step.CreateJob)
-        .map(s -> Database.keysOf(((Step.CreateJob) s).job()))
-        .findFirst()
-        .orElse(List.of());
+  /** The record read directly from the API (empty: there is none). */
+  private Optional<ConfigMap> readRecord(String ns, String deployment) {
+    ResourceID record = new ResourceID(Names.statusConfigMap(deployment), ns);
+    Optional<ConfigMap> read =
+        Optional.ofNullable(client.configMaps().inNamespace(ns).withName(record.getName()).get());
+    if (read.isEmpty()) {
+      findings.recordKnown(record);
+    }
+    return read;
   }
 
   /**
@@ -356,44 +252,12 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
   private List<Job> databaseJobs(List<String> databases, Instant now) {
     List<Job> remembered = own.jobsCreated(j -> Database.sharesOne(databases, j), now);
     List<Job> found = new java.util.ArrayList<>();
-    jobs.list(j -> Database.sharesOne(databases, j)).forEach(found::add);
+    caches.jobs(j -> Database.sharesOne(databases, j)).forEach(found::add);
     // a Job the cache shows is taken as the cache has it (newer: its status), else as created
     java.util.Set<String> cached = new java.util.HashSet<>();
     found.forEach(j -> cached.add(OwnWrites.key(j)));
     remembered.stream().filter(j -> !cached.contains(OwnWrites.key(j))).forEach(found::add);
     return found;
-  }
-
-  /**
-   * Runs the plan; when a name is taken by an object the cache does not hold (a legacy Helm hook, a
-   * hand-made Job, someone else's ConfigMap), decides again with it instead of trying to create
-   * again and again; when the API server refuses the Job (SPEC section 10), decides again with its
-   * answer. Returns the plan that was run last.
-   */
-  private Plan runRecovering(ResourceID id, Plan plan, Observation o) {
-    try {
-      run(id, plan, o);
-      return plan;
-    } catch (StepRunner.NameTaken taken) {
-      if (taken.existing instanceof Job job && !MigrationJob.isTrusted(job, o.deployment())) {
-        // SPEC rule 7: from now on read that name directly, not create again and again
-        takenJobNames.add(jobKey(o));
-      }
-      Observation again =
-          taken.existing instanceof Job job
-              ? o.withJob(job)
-              : o.withStatusConfigMap((ConfigMap) taken.existing);
-      Plan replanned = planner.plan(again);
-      run(id, replanned, again);
-      return replanned;
-    } catch (StepRunner.Rejected rejected) {
-      // SPEC section 10: the refusal is an observation; the planner reports it (condition, Event)
-      // and blocks, so the create is tried again with backoff
-      Observation again = o.withJobRejection(Optional.of(rejected.rejection));
-      Plan replanned = planner.plan(again);
-      run(id, replanned, again);
-      return replanned;
-    }
   }
 
   /**
@@ -439,6 +303,7 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
       for (ResourceID id : metrics.known()) {
         if (context.getPrimaryCache().get(id).isEmpty()) {
           metrics.forget(id);
+          findings.forget(id);
         }
       }
       for (ResourceID id : List.copyOf(wouldWrite.keySet())) {
@@ -449,53 +314,72 @@ public final class MigrationReconciler implements Reconciler<Deployment> {
     }
   }
 
+  /**
+   * What the decision needs, but for the reads before a create ({@link #beforeCreate}): the caches'
+   * Job and record (or the record this process wrote since, if the cache is behind), the time, what
+   * the last run found ({@link Findings}: a record name taken is read directly, a refused create
+   * observed once), and what a Job there needs read ({@link #aboutTheJob}).
+   */
   Observation observe(Deployment deployment) {
     String ns = deployment.getMetadata().getNamespace();
     String name = deployment.getMetadata().getName();
     Instant now = clock.instant().truncatedTo(ChronoUnit.SECONDS);
-    Optional<Job> job = jobs.get(new ResourceID(Names.job(name), ns));
+    ResourceID jobId = new ResourceID(Names.job(name), ns);
+    Optional<Job> job = caches.job(jobId);
     if (job.isPresent()) {
-      own.jobCached(ns, Names.job(name));
+      own.jobCached(ns, jobId.getName());
+      findings.jobKnown(jobId);
     }
     // the record as the cache has it, or the one this process wrote since, if the cache is behind
-    String record = Names.statusConfigMap(name);
+    ResourceID recordId = new ResourceID(Names.statusConfigMap(name), ns);
     Optional<ConfigMap> status =
         own.record(
             ns,
-            record,
-            configMaps.get(new ResourceID(record, ns)),
+            recordId.getName(),
+            caches.record(recordId),
             deployment.getMetadata().getUid(),
             now);
-    Observation o = new Observation(deployment, status, job, now);
-    if (job.isPresent()) {
-      // its pods: a running migrate whose pod is not Ready (a mesh proxy) is never interrupted
-      o = o.withDatabasePods(pods.list(p -> Database.isPodOf(p, job.get())).toList());
+    if (status.isPresent()) {
+      findings.recordKnown(recordId);
+    } else if (findings.recordTaken(recordId)) {
+      // SPEC rule 5: someone else's ConfigMap holds the name (a create found it taken)
+      status = readRecord(ns, name);
     }
-    // A failed Job of ours whose pod has not been read yet: read it now, before anything can
-    // delete it (the evidence is then kept on the Job, in the condition and in the Event).
+    Observation o =
+        new Observation(deployment, status, job, now)
+            .withJobRejection(findings.takeRejection(ResourceID.fromResource(deployment)));
+    return job.isPresent() ? aboutTheJob(o, job.get()) : o;
+  }
+
+  /**
+   * What the Job needs read besides itself: its migration pods (a running migrate whose pod is not
+   * Ready, behind a mesh proxy, is never interrupted); for a failed Job of ours whose evidence is
+   * not recorded yet, what its pod left behind (read now, before anything can delete it; then kept
+   * on the Job, in the condition and in the Event); for a Job of ours the Job controller made no
+   * pod for, why.
+   */
+  private Observation aboutTheJob(Observation o, Job job) {
+    Deployment deployment = o.deployment();
+    o = o.withDatabasePods(caches.pods(p -> Database.isPodOf(p, job)).toList());
+    boolean ours = MigrationJob.isTrusted(job, deployment);
     if (evidence.enabled()
-        && job.isPresent()
-        && MigrationJob.isFailed(job.get())
-        && MigrationJob.isTrusted(job.get(), deployment)
-        && MigrationJob.annotation(job.get(), Keys.FAILURE_EVIDENCE) == null) {
-      o = o.withFailureEvidence(evidence.read(job.get()));
+        && ours
+        && MigrationJob.isFailed(job)
+        && MigrationJob.annotation(job, Keys.FAILURE_EVIDENCE) == null) {
+      o = o.withFailureEvidence(evidence.read(job));
     }
+    Instant now = o.now();
     // A Job of ours the Job controller has looked at and made no pod for, a few seconds after its
     // creation: ask the Job controller's Events why (Pod Security admission, a quota, a missing
     // ServiceAccount). A Job it has not looked at yet (no start time) is not asked about: no pod
     // of it was refused, and on the change path that list would be one request more per change.
-    if (job.isPresent()
-        && MigrationJob.isTrusted(job.get(), deployment)
-        && MigrationJob.madeNoPod(job.get())
-        && Timestamps.parse(job.get().getMetadata().getCreationTimestamp())
+    if (ours
+        && MigrationJob.madeNoPod(job)
+        && Timestamps.parse(job.getMetadata().getCreationTimestamp())
             .map(created -> !now.isBefore(created.plus(POD_CREATE_GRACE)))
             .orElse(false)) {
-      o = o.withPodCreateFailure(evidence.podCreateFailure(job.get()));
+      o = o.withPodCreateFailure(evidence.podCreateFailure(job));
     }
     return o;
-  }
-
-  private static boolean createsJob(Plan plan) {
-    return plan.steps().stream().anyMatch(s -> s instanceof Step.CreateJob);
   }
 }

@@ -3,8 +3,6 @@ package dev.openfga.operator.migration;
 import dev.openfga.operator.kube.Echoes;
 import dev.openfga.operator.kube.EventRecorder;
 import dev.openfga.operator.kube.JsonPatch;
-import dev.openfga.operator.kube.Names;
-import dev.openfga.operator.kube.Timestamps;
 import dev.openfga.operator.migration.rules.EventReason;
 import dev.openfga.operator.migration.rules.Keys;
 import dev.openfga.operator.migration.rules.MigrationJob;
@@ -14,8 +12,6 @@ import dev.openfga.operator.migration.rules.Reported;
 import dev.openfga.operator.migration.rules.StatusRecord;
 import dev.openfga.operator.migration.rules.Step;
 import io.fabric8.kubernetes.api.model.ConfigMap;
-import io.fabric8.kubernetes.api.model.DeleteOptions;
-import io.fabric8.kubernetes.api.model.DeleteOptionsBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
@@ -26,16 +22,11 @@ import io.fabric8.kubernetes.client.dsl.NonNamespaceOperation;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.fabric8.kubernetes.client.http.HttpRequest;
-import io.fabric8.kubernetes.client.http.HttpResponse;
-import io.fabric8.kubernetes.client.utils.Serialization;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,18 +41,27 @@ final class StepRunner {
   private static final Logger LOG = LoggerFactory.getLogger(StepRunner.class);
   private static final PatchContext JSON_PATCH = PatchContext.of(PatchType.JSON);
 
-  /** A name is taken by an object the cache does not hold; the reconcile plans again with it. */
+  /**
+   * A create found its name taken (AlreadyExists), by an object the cache does not hold: the run
+   * stops, and the next reconcile reads that name directly ({@link Findings}) instead of creating
+   * again and again.
+   */
   static final class NameTaken extends RuntimeException {
     private static final long serialVersionUID = 1L;
-    final transient HasMetadata existing;
 
-    NameTaken(HasMetadata existing) {
+    /** A Job's name (else the record's). */
+    final boolean job;
+
+    final transient ResourceID name;
+
+    NameTaken(HasMetadata desired, String namespace) {
       super(
-          existing.getKind() + " " + existing.getMetadata().getName() + " exists",
+          desired.getKind() + " " + desired.getMetadata().getName() + " exists",
           null,
           false,
           false);
-      this.existing = existing;
+      this.job = desired instanceof Job;
+      this.name = new ResourceID(desired.getMetadata().getName(), namespace);
     }
   }
 
@@ -97,6 +97,7 @@ final class StepRunner {
   }
 
   private final KubernetesClient client;
+  private final DeploymentWrites deployments;
   private final EventRecorder events;
   private final MigrationMetrics metrics;
 
@@ -117,6 +118,7 @@ final class StepRunner {
       OwnWrites own,
       Echoes echoes) {
     this.client = client;
+    this.deployments = new DeploymentWrites(client);
     this.events = events;
     this.metrics = metrics;
     this.own = own;
@@ -127,62 +129,29 @@ final class StepRunner {
    * What {@link #run} would write, one phrase per write, without writing anything (the dry run).
    */
   List<String> describe(Plan plan, Observation o) {
-    Deployment deployment = o.deployment();
-    String job = Names.job(deployment.getMetadata().getName());
-    String record = Names.statusConfigMap(deployment.getMetadata().getName());
-    var annotations = deployment.getMetadata().getAnnotations();
-    List<String> would = new ArrayList<>();
-    for (Step step : plan.steps()) {
-      if (step instanceof Step.SetConditions s) {
-        would.add("set condition " + s.summary());
-      } else if (step instanceof Step.WriteStatus s) {
-        would.add("record version " + s.data().get(Keys.DATA_VERSION) + " in ConfigMap " + record);
-      } else if (step instanceof Step.MarkFirstInstall) {
-        would.add(
-            "record "
-                + Keys.DATA_RESTORE_REPLICAS
-                + "=true (a first install, no version) in ConfigMap "
-                + record);
-      } else if (step instanceof Step.RepairStatusOwner) {
-        would.add("point the owner of ConfigMap " + record + " at this Deployment");
-      } else if (step instanceof Step.CreateJob s) {
-        would.add(
-            "create Job "
-                + s.job().getMetadata().getName()
-                + " for version "
-                + s.version()
-                + " (image "
-                + s.job().getSpec().getTemplate().getSpec().getContainers().get(0).getImage()
-                + ")");
-      } else if (step instanceof Step.DeleteJob s) {
-        would.add("delete Job " + job + " (" + s.why() + ")");
-      } else if (step instanceof Step.PatchJob s) {
-        would.add(
-            "set ttlSecondsAfterFinished="
-                + s.ttlSecondsAfterFinished()
-                + (s.annotations().isEmpty() ? "" : " and annotations " + s.annotations().keySet())
-                + " on Job "
-                + job);
-      } else if (step instanceof Step.SetRetryAfter s) {
-        would.add("annotate " + Keys.RETRY_AFTER + "=" + Timestamps.format(s.at()));
-      } else if (step instanceof Step.ClearRetryAfter) {
-        if (annotations != null && annotations.containsKey(Keys.RETRY_AFTER)) {
-          would.add("remove annotation " + Keys.RETRY_AFTER);
-        }
-      } else if (step instanceof Step.Scale s) {
-        would.add("scale 0 -> " + s.replicas());
-      } else if (step instanceof Step.ClearRestoreReplicas) {
-        would.add("remove " + Keys.DATA_RESTORE_REPLICAS + " from ConfigMap " + record);
-      } else if (step instanceof Step.MarkReported s) {
-        would.add(
-            s.ids().isEmpty()
-                ? "remove annotation " + Keys.REPORTED_EVENTS
-                : "annotate " + Keys.REPORTED_EVENTS + "=" + String.join(",", s.ids()));
-      } else if (step instanceof Step.Emit s) {
-        would.add("emit " + s.reason().type() + " Event " + s.reason() + ": " + s.message());
-      }
+    return StepPhrases.of(plan, o);
+  }
+
+  /**
+   * The objects one run writes, each replaced by the answer to its last write, and what was done:
+   * one short phrase per write, for the reconcile's single log line.
+   */
+  private static final class Run {
+    final Observation o;
+    Deployment deployment;
+    Job job;
+    ConfigMap status;
+    final List<String> done = new ArrayList<>();
+
+    /** The ids of the Events the API server did not take. */
+    final List<String> unsent = new ArrayList<>();
+
+    Run(Observation o) {
+      this.o = o;
+      this.deployment = o.deployment();
+      this.job = o.job().orElse(null);
+      this.status = o.statusConfigMap().orElse(null);
     }
-    return would;
   }
 
   /**
@@ -190,165 +159,130 @@ final class StepRunner {
    * reconcile's single log line.
    */
   List<String> run(Plan plan, Observation o) {
-    Deployment deployment = o.deployment();
-    Job job = o.job().orElse(null);
-    ConfigMap status = o.statusConfigMap().orElse(null);
-    String ns = deployment.getMetadata().getNamespace();
-    String name = deployment.getMetadata().getName();
-    List<String> done = new ArrayList<>();
-    List<String> unsent = new ArrayList<>();
+    Run r = new Run(o);
     for (Step step : plan.steps()) {
-      if (step instanceof Step.SetConditions s) {
-        JsonPatch patch = JsonPatch.guardedBy(deployment);
-        if (deployment.getStatus() == null) {
-          patch.add("/status", Map.of("conditions", s.conditions()));
-        } else {
-          patch.add("/status/conditions", s.conditions());
-        }
-        deployment = resource(deployment).subresource("status").patch(JSON_PATCH, patch.json());
-        done.add("condition " + s.summary());
-      } else if (step instanceof Step.WriteStatus s) {
-        ConfigMap before = status;
-        status = writeStatus(deployment, status, s.data());
-        own.recordWritten(before, status, o.now());
-        done.add("recorded version " + s.data().get(Keys.DATA_VERSION));
-        if (job != null) {
-          metrics.succeeded(deployment, MigrationJob.runTime(job), o.now());
-        }
-      } else if (step instanceof Step.MarkFirstInstall) {
-        ConfigMap before = status;
-        status = writeStatus(deployment, status, Map.of(Keys.DATA_RESTORE_REPLICAS, "true"));
-        own.recordWritten(before, status, o.now());
-        done.add("marked a first install in " + status.getMetadata().getName());
-      } else if (step instanceof Step.RepairStatusOwner) {
-        ConfigMap before = status;
-        status = writeStatus(deployment, status, null);
-        own.recordWritten(before, status, o.now());
-        done.add("re-owned " + status.getMetadata().getName());
-      } else if (step instanceof Step.CreateJob s) {
-        try {
-          job = create(s.job(), ns, client.batch().v1().jobs().inNamespace(ns));
-        } catch (KubernetesClientException e) {
-          if (e.getCode() == 0 || e.getCode() >= 500) {
-            // no answer, or the server failed: the Job may exist although the create reported
-            // an error; until the cache says, it holds its database as a created one does
-            own.jobCreated(s.job(), o.now());
-          }
-          if (isRejection(e.getCode())) {
-            throw new Rejected(
-                MigrationJob.rejection(
-                    s.job(),
-                    e.getCode(),
-                    e.getStatus() == null ? null : e.getStatus().getMessage()));
-          }
-          throw e;
-        }
-        MigrationJob.droppedPodReplacementPolicy(s.job(), job)
-            .filter(w -> !warnedOfDroppedPolicy.getAndSet(true))
-            .ifPresent(LOG::warn);
-        own.jobCreated(job, o.now());
-        metrics.started(deployment);
-        done.add("created Job " + job.getMetadata().getName() + " for " + s.version());
+      if (step instanceof Step.CreateJob s) {
+        createJob(r, s);
       } else if (step instanceof Step.DeleteJob s) {
-        deleteJob(job);
-        done.add("deleted Job " + job.getMetadata().getName() + " (" + s.why() + ")");
+        ForegroundDelete.of(client, r.job);
+        r.done.add("deleted Job " + r.job.getMetadata().getName() + " (" + s.why() + ")");
       } else if (step instanceof Step.PatchJob s) {
-        boolean firstRecordOfFailure =
-            s.annotations().containsKey(Keys.RETAIN_UNTIL)
-                && MigrationJob.annotation(job, Keys.RETAIN_UNTIL) == null;
-        job = patchJob(job, s);
-        if (firstRecordOfFailure) {
-          metrics.failed(deployment);
-        }
-        done.add(
-            "Job TTL "
-                + (s.ttlSecondsAfterFinished() == null
-                    ? "removed"
-                    : s.ttlSecondsAfterFinished() + "s")
-                + (s.annotations().containsKey(Keys.RETAIN_UNTIL)
-                    ? ", kept until " + s.annotations().get(Keys.RETAIN_UNTIL)
-                    : ""));
-      } else if (step instanceof Step.SetRetryAfter s) {
-        JsonPatch patch = JsonPatch.guardedBy(deployment);
-        patch.put(
-            "/metadata/annotations",
-            deployment.getMetadata().getAnnotations(),
-            Keys.RETRY_AFTER,
-            Timestamps.format(s.at()));
-        deployment = resource(deployment).patch(JSON_PATCH, patch.json());
-        done.add("no new Job before " + Timestamps.format(s.at()));
-      } else if (step instanceof Step.ClearRetryAfter) {
-        var annotations = deployment.getMetadata().getAnnotations();
-        if (annotations != null && annotations.containsKey(Keys.RETRY_AFTER)) {
-          JsonPatch patch = JsonPatch.guardedBy(deployment);
-          patch.remove("/metadata/annotations/" + JsonPatch.escape(Keys.RETRY_AFTER));
-          deployment = resource(deployment).patch(JSON_PATCH, patch.json());
-          done.add("cleared " + Keys.RETRY_AFTER);
-        }
-      } else if (step instanceof Step.ClearRestoreReplicas) {
-        var data = status == null ? null : status.getData();
-        if (data != null && data.containsKey(Keys.DATA_RESTORE_REPLICAS)) {
-          JsonPatch patch = JsonPatch.guardedBy(status);
-          patch.remove("/data/" + JsonPatch.escape(Keys.DATA_RESTORE_REPLICAS));
-          ConfigMap before = status;
-          status = patchOwn(status, patch);
-          own.recordWritten(before, status, o.now());
-          done.add("first install done");
-        }
-      } else if (step instanceof Step.Scale s) {
-        JsonPatch patch = JsonPatch.guardedBy(deployment);
-        patch.add("/spec/replicas", s.replicas());
-        deployment = resource(deployment).patch(JSON_PATCH, patch.json());
-        done.add("scaled 0 -> " + s.replicas());
-      } else if (step instanceof Step.MarkReported s) {
-        // an Event the API server did not take is not listed: the next pass sends it again
-        List<String> ids = new ArrayList<>(s.ids());
-        ids.removeAll(unsent);
-        deployment = markReported(deployment, ids, done);
+        patchJob(r, s);
+      } else if (step instanceof Step.WriteStatus
+          || step instanceof Step.MarkFirstInstall
+          || step instanceof Step.RepairStatusOwner
+          || step instanceof Step.ClearRestoreReplicas) {
+        writeRecord(r, step);
       } else if (step instanceof Step.Emit s) {
-        EventRecorder.Outcome outcome =
-            events.send(
-                deployment, s.reason().name(), s.reason().warning(), s.message(), s.key(), o.now());
-        if (outcome == EventRecorder.Outcome.FAILED) {
-          unsent.add(Reported.id(deployment, s));
-        }
-        boolean fresh = outcome == EventRecorder.Outcome.SENT;
-        if (fresh && s.reason() == EventReason.MigrationJobConflict) {
-          metrics.collision(deployment, "job");
-        } else if (fresh && s.reason() == EventReason.MigrationStatusConflict) {
-          metrics.collision(deployment, "configmap");
-        } else if (fresh && s.reason() == EventReason.JobRejected) {
-          metrics.rejected(deployment);
-        }
+        emit(r, s);
+      } else {
+        writeDeployment(r, step);
       }
       LOG.debug("{}: done", step.getClass().getSimpleName());
     }
-    return done;
+    return r.done;
+  }
+
+  private void createJob(Run r, Step.CreateJob s) {
+    String ns = r.deployment.getMetadata().getNamespace();
+    try {
+      r.job = create(s.job(), ns, client.batch().v1().jobs().inNamespace(ns));
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == 0 || e.getCode() >= 500) {
+        // no answer, or the server failed: the Job may exist although the create reported
+        // an error; until the cache says, it holds its database as a created one does
+        own.jobCreated(s.job(), r.o.now());
+      }
+      if (isRejection(e.getCode())) {
+        throw new Rejected(
+            MigrationJob.rejection(
+                s.job(), e.getCode(), e.getStatus() == null ? null : e.getStatus().getMessage()));
+      }
+      throw e;
+    }
+    MigrationJob.droppedPodReplacementPolicy(s.job(), r.job)
+        .filter(w -> !warnedOfDroppedPolicy.getAndSet(true))
+        .ifPresent(LOG::warn);
+    own.jobCreated(r.job, r.o.now());
+    metrics.started(r.deployment);
+    r.done.add("created Job " + r.job.getMetadata().getName() + " for " + s.version());
+  }
+
+  private void patchJob(Run r, Step.PatchJob s) {
+    boolean firstRecordOfFailure =
+        s.annotations().containsKey(Keys.RETAIN_UNTIL)
+            && MigrationJob.annotation(r.job, Keys.RETAIN_UNTIL) == null;
+    r.job = patchJob(r.job, s);
+    if (firstRecordOfFailure) {
+      metrics.failed(r.deployment);
+    }
+    r.done.add(
+        "Job TTL "
+            + (s.ttlSecondsAfterFinished() == null ? "removed" : s.ttlSecondsAfterFinished() + "s")
+            + (s.annotations().containsKey(Keys.RETAIN_UNTIL)
+                ? ", kept until " + s.annotations().get(Keys.RETAIN_UNTIL)
+                : ""));
   }
 
   /**
-   * Lists the Events about the Deployment's lasting state that were sent ({@link
-   * Keys#REPORTED_EVENTS}): a guarded patch of that one annotation, only when the list changes
-   * (none left: the annotation is removed). Through the status subresource, as the Deployment
-   * controller writes its revision annotation: the API server counts every other change of a
-   * Deployment's annotations in its {@code metadata.generation} (they are copied to its
-   * ReplicaSets), which would make it look unobserved (progressing, to Argo CD and Flux) and spoil
-   * the generation the first-install rule of memory and sqlite reads.
+   * The steps that write the record: each remembered until the cache shows it ({@link OwnWrites}).
    */
-  private Deployment markReported(Deployment deployment, List<String> ids, List<String> done) {
-    if (new java.util.HashSet<>(ids).equals(Reported.recorded(deployment))) {
-      return deployment;
-    }
-    var annotations = deployment.getMetadata().getAnnotations();
-    JsonPatch patch = JsonPatch.guardedBy(deployment);
-    if (ids.isEmpty()) {
-      patch.remove("/metadata/annotations/" + JsonPatch.escape(Keys.REPORTED_EVENTS));
-      done.add("cleared " + Keys.REPORTED_EVENTS);
+  private void writeRecord(Run r, Step step) {
+    ConfigMap before = r.status;
+    if (step instanceof Step.WriteStatus s) {
+      r.status = writeStatus(r.deployment, r.status, s.data());
+      r.done.add("recorded version " + s.data().get(Keys.DATA_VERSION));
+      if (r.job != null) {
+        metrics.succeeded(r.deployment, MigrationJob.runTime(r.job), r.o.now());
+      }
+    } else if (step instanceof Step.MarkFirstInstall) {
+      r.status = writeStatus(r.deployment, r.status, Map.of(Keys.DATA_RESTORE_REPLICAS, "true"));
+      r.done.add("marked a first install in " + r.status.getMetadata().getName());
+    } else if (step instanceof Step.RepairStatusOwner) {
+      r.status = writeStatus(r.deployment, r.status, null);
+      r.done.add("re-owned " + r.status.getMetadata().getName());
     } else {
-      patch.put("/metadata/annotations", annotations, Keys.REPORTED_EVENTS, String.join(",", ids));
-      done.add("listed " + ids.size() + " Event(s) in " + Keys.REPORTED_EVENTS);
+      var data = r.status == null ? null : r.status.getData();
+      if (data == null || !data.containsKey(Keys.DATA_RESTORE_REPLICAS)) {
+        return;
+      }
+      JsonPatch patch = JsonPatch.guardedBy(r.status);
+      patch.remove("/data/" + JsonPatch.escape(Keys.DATA_RESTORE_REPLICAS));
+      r.status = patchOwn(r.status, patch);
+      r.done.add("first install done");
     }
-    return resource(deployment).subresource("status").patch(JSON_PATCH, patch.json());
+    own.recordWritten(before, r.status, r.o.now());
+  }
+
+  /** The steps that write the Deployment: its condition, annotations, replicas. */
+  private void writeDeployment(Run r, Step step) {
+    if (step instanceof Step.MarkReported s) {
+      // an Event the API server did not take is not listed: the next pass sends it again
+      List<String> ids = new ArrayList<>(s.ids());
+      ids.removeAll(r.unsent);
+      r.deployment = deployments.markReported(r.deployment, ids, r.done);
+    } else {
+      r.deployment = deployments.write(r.deployment, step, r.done);
+    }
+  }
+
+  private void emit(Run r, Step.Emit s) {
+    EventRecorder.Outcome outcome =
+        events.send(
+            r.deployment, s.reason().name(), s.reason().warning(), s.message(), s.key(), r.o.now());
+    if (outcome == EventRecorder.Outcome.FAILED) {
+      r.unsent.add(Reported.id(r.deployment, s));
+    }
+    if (outcome != EventRecorder.Outcome.SENT) {
+      return;
+    }
+    if (s.reason() == EventReason.MigrationJobConflict) {
+      metrics.collision(r.deployment, "job");
+    } else if (s.reason() == EventReason.MigrationStatusConflict) {
+      metrics.collision(r.deployment, "configmap");
+    } else if (s.reason() == EventReason.JobRejected) {
+      metrics.rejected(r.deployment);
+    }
   }
 
   /**
@@ -407,8 +341,8 @@ final class StepRunner {
   private final AtomicBoolean warnedOfDroppedPolicy = new AtomicBoolean();
 
   /**
-   * Creates the object; when its name is taken by an object the cache does not hold, reads that one
-   * and hands it back to the reconcile ({@link NameTaken}) instead of retrying the create.
+   * Creates the object; when its name is taken, says so to the reconcile ({@link NameTaken})
+   * instead of retrying the create.
    */
   private <T extends HasMetadata> T create(
       T desired, String namespace, NonNamespaceOperation<T, ?, ? extends Resource<T>> in) {
@@ -422,11 +356,7 @@ final class StepRunner {
       if (!(e instanceof KubernetesClientException k) || k.getCode() != 409) {
         throw e;
       }
-      T existing = in.withName(desired.getMetadata().getName()).get();
-      if (existing == null) {
-        throw e;
-      }
-      throw new NameTaken(existing);
+      throw new NameTaken(desired, namespace);
     }
   }
 
@@ -465,58 +395,5 @@ final class StepRunner {
             ? ""
             : " and kept it for diagnostics until " + s.annotations().get(Keys.RETAIN_UNTIL));
     return patched;
-  }
-
-  /**
-   * Foreground delete with UID and resourceVersion preconditions: the Job object (and its name)
-   * stays until its pod is gone, so a replacement can never overlap a running migration; and a Job
-   * that changed or was replaced since it was observed is not deleted. NotFound is success.
-   */
-  private void deleteJob(Job job) {
-    DeleteOptions options =
-        new DeleteOptionsBuilder()
-            .withPropagationPolicy("Foreground")
-            .withNewPreconditions()
-            .withUid(job.getMetadata().getUid())
-            .withResourceVersion(job.getMetadata().getResourceVersion())
-            .endPreconditions()
-            .build();
-    String url =
-        client.getMasterUrl().toString().replaceAll("/$", "")
-            + "/apis/batch/v1/namespaces/"
-            + job.getMetadata().getNamespace()
-            + "/jobs/"
-            + job.getMetadata().getName();
-    HttpRequest request =
-        client
-            .getHttpClient()
-            .newHttpRequestBuilder()
-            .uri(url)
-            .method("DELETE", "application/json", Serialization.asJson(options))
-            .build();
-    HttpResponse<String> response;
-    try {
-      response = client.getHttpClient().sendAsync(request, String.class).get(30, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new KubernetesClientException(
-          "interrupted deleting Job " + job.getMetadata().getName(), e);
-    } catch (ExecutionException | TimeoutException e) {
-      throw new KubernetesClientException(
-          "deleting Job " + job.getMetadata().getName() + " failed: " + e.getMessage(), e);
-    }
-    int code = response.code();
-    if (code == 404 || (code >= 200 && code < 300)) {
-      return;
-    }
-    throw new KubernetesClientException(
-        "deleting Job "
-            + job.getMetadata().getName()
-            + " failed: HTTP "
-            + code
-            + " "
-            + response.body(),
-        code,
-        null);
   }
 }

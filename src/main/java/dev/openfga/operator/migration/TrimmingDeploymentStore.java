@@ -3,7 +3,9 @@ package dev.openfga.operator.migration;
 import dev.openfga.operator.kube.CompactingStore;
 import dev.openfga.operator.kube.Compaction;
 import dev.openfga.operator.migration.rules.DeploymentSettings;
+import dev.openfga.operator.migration.rules.MigrationEnv;
 import dev.openfga.operator.migration.rules.MigrationJob;
+import dev.openfga.operator.migration.rules.MigrationPod;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.PodSpec;
@@ -26,7 +28,7 @@ import java.util.Set;
  * kubectl.kubernetes.io/last-applied-configuration} (a second copy of the whole object); {@code
  * spec.replicas}; the pod template's Istio and Linkerd annotations; each container's name; of the
  * container the Job is built from what the Job copies: image, pull policy, the environment {@code
- * openfga migrate} reads ({@link MigrationJob#filterEnv}), mounts, resources, security context; the
+ * openfga migrate} reads ({@link MigrationEnv.filterEnv}), mounts, resources, security context; the
  * sidecars named by {@code openfga.dev/migration-sidecars} whole; the init containers' names,
  * images and arguments; the volumes those containers mount; the pod's service account, image pull
  * secrets, security context and scheduling; the whole status. Everything else — probes, ports,
@@ -149,7 +151,7 @@ public final class TrimmingDeploymentStore extends CompactingStore<Deployment> {
     kept.setImage(c.getImage());
     kept.setImagePullPolicy(c.getImagePullPolicy());
     if (c.getEnv() != null) {
-      kept.setEnv(MigrationJob.filterEnv(c.getEnv()));
+      kept.setEnv(MigrationEnv.filterEnv(c.getEnv()));
     }
     kept.setVolumeMounts(c.getVolumeMounts());
     kept.setResources(c.getResources());
@@ -160,7 +162,7 @@ public final class TrimmingDeploymentStore extends CompactingStore<Deployment> {
   /** The pod template's Istio and Linkerd annotations (copied with migration-mesh "true"). */
   private static ObjectMeta meshAnnotations(ObjectMeta template) {
     Map<String, String> mesh =
-        MigrationJob.meshAnnotations(template == null ? null : template.getAnnotations());
+        MigrationPod.meshAnnotations(template == null ? null : template.getAnnotations());
     if (mesh.isEmpty()) {
       return null;
     }

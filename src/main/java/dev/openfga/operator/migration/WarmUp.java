@@ -7,7 +7,11 @@ import dev.openfga.operator.migration.rules.Planner;
 import dev.openfga.operator.migration.rules.StatusRecord;
 import dev.openfga.operator.migration.rules.Step;
 import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.PodSpecBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.WatchEvent;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
@@ -137,7 +141,15 @@ public final class WarmUp {
         .withNewMetadata()
         .addToLabels("app.kubernetes.io/name", "openfga")
         .endMetadata()
-        .withNewSpec()
+        .withSpec(samplePod())
+        .endTemplate()
+        .endSpec()
+        .build();
+  }
+
+  /** The sample's pod: account, pull secret, security context, scheduling, volumes. */
+  private static PodSpec samplePod() {
+    return new PodSpecBuilder()
         .withServiceAccountName("openfga")
         .addNewImagePullSecret("registry")
         .withNewSecurityContext()
@@ -191,7 +203,13 @@ public final class WarmUp {
         .withName("openfga-config")
         .endConfigMap()
         .endVolume()
-        .addNewContainer()
+        .withContainers(sampleContainer())
+        .build();
+  }
+
+  /** The sample's {@code openfga} container. */
+  private static Container sampleContainer() {
+    return new ContainerBuilder()
         .withName("openfga")
         .withImage("openfga/openfga:v1.0.0")
         .withImagePullPolicy("IfNotPresent")
@@ -224,10 +242,6 @@ public final class WarmUp {
         .withType("RuntimeDefault")
         .endSeccompProfile()
         .endSecurityContext()
-        .endContainer()
-        .endSpec()
-        .endTemplate()
-        .endSpec()
         .build();
   }
 }

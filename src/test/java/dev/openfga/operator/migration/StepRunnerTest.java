@@ -281,14 +281,26 @@ class StepRunnerTest {
     Deployment d = cluster.create(openfga().build());
     Job existing = createJob(d, "v1.7.0");
     Job job = buildJob(d, "v1.8.0");
+    int before = cluster.requests().size();
 
     assertThatThrownBy(
             () -> runner.run(plan(new Step.CreateJob(job, "v1.8.0")), observe(d, null, null)))
         .isInstanceOfSatisfying(
             StepRunner.NameTaken.class,
-            e ->
-                assertThat(e.existing.getMetadata().getUid())
-                    .isEqualTo(existing.getMetadata().getUid()));
+            e -> {
+              assertThat(e.job).isTrue();
+              assertThat(e.name)
+                  .isEqualTo(
+                      new io.javaoperatorsdk.operator.processing.event.ResourceID(
+                          "openfga-migrate", MockCluster.NS));
+            });
+    // one create, not retried; the Job in the way untouched (the next look reads it: Findings)
+    assertThat(cluster.requests().subList(before, cluster.requests().size()))
+        .filteredOn(r -> r.path().contains("/jobs"))
+        .extracting(MockCluster.ApiRequest::method)
+        .containsExactly("POST");
+    assertThat(cluster.job("openfga-migrate").getMetadata().getResourceVersion())
+        .isEqualTo(existing.getMetadata().getResourceVersion());
   }
 
   @Test

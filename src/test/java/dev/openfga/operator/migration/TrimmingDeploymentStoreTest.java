@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.openfga.operator.kube.Compaction;
 import dev.openfga.operator.migration.rules.Database;
 import dev.openfga.operator.migration.rules.Keys;
+import dev.openfga.operator.migration.rules.Messages;
 import dev.openfga.operator.migration.rules.Observation;
 import dev.openfga.operator.migration.rules.Plan;
 import dev.openfga.operator.migration.rules.Planner;
@@ -91,7 +92,7 @@ class TrimmingDeploymentStoreTest {
             .withType(Keys.CONDITION_TYPE)
             .withStatus("True")
             .withReason(Keys.REASON_JOB_FAILED)
-            .withMessage(Keys.failedMessage("v1.8.0"))
+            .withMessage(Messages.conditionFailed("v1.8.0"))
             .endCondition()
             .endStatus()
             .build();
@@ -175,7 +176,7 @@ class TrimmingDeploymentStoreTest {
                 .withName("openfga")
                 .withImage(full.getImage())
                 .withImagePullPolicy(full.getImagePullPolicy())
-                .withEnv(dev.openfga.operator.migration.rules.MigrationJob.filterEnv(full.getEnv()))
+                .withEnv(dev.openfga.operator.migration.rules.MigrationEnv.filterEnv(full.getEnv()))
                 .withVolumeMounts(full.getVolumeMounts())
                 .withResources(full.getResources())
                 .withSecurityContext(full.getSecurityContext())

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.openfga.operator.kube.Timestamps;
 import dev.openfga.operator.migration.rules.Keys;
+import dev.openfga.operator.migration.rules.Messages;
 import dev.openfga.operator.migration.rules.Plan.State;
 import dev.openfga.operator.status.StatusView.Observed;
 import dev.openfga.operator.testing.Fixtures;
@@ -400,7 +401,7 @@ class StatusViewTest {
                 Keys.CONDITION_TYPE,
                 "True",
                 Keys.REASON_JOB_REJECTED,
-                Keys.rejectedMessage("openfga-migrate", NEW, answer))
+                Messages.conditionRejected("openfga-migrate", NEW, answer))
             .build();
 
     StatusRow row = row(rejected, recorded(rejected, OLD), null);

@@ -3,6 +3,7 @@ package dev.openfga.operator.testing;
 import dev.openfga.operator.kube.Timestamps;
 import dev.openfga.operator.migration.rules.DeploymentSettings;
 import dev.openfga.operator.migration.rules.Keys;
+import dev.openfga.operator.migration.rules.Messages;
 import dev.openfga.operator.migration.rules.MigrationJob;
 import dev.openfga.operator.migration.rules.Observation;
 import dev.openfga.operator.migration.rules.Policy;
@@ -532,12 +533,13 @@ public final class Fixtures {
     /** A {@code MigrationFailed=True} condition for the version. */
     public DeploymentFixture failedCondition(String version) {
       return condition(
-          Keys.CONDITION_TYPE, "True", Keys.REASON_JOB_FAILED, Keys.failedMessage(version));
+          Keys.CONDITION_TYPE, "True", Keys.REASON_JOB_FAILED, Messages.conditionFailed(version));
     }
 
     /** A {@code MigrationFailed=False} condition (cleared after a success). */
     public DeploymentFixture clearedCondition() {
-      return condition(Keys.CONDITION_TYPE, "False", Keys.REASON_SUCCEEDED, Keys.MESSAGE_SUCCEEDED);
+      return condition(
+          Keys.CONDITION_TYPE, "False", Keys.REASON_SUCCEEDED, Messages.CONDITION_SUCCEEDED);
     }
 
     private static EnvVar withSecret(EnvVar e, String secret) {

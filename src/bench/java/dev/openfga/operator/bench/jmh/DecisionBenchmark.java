@@ -71,6 +71,30 @@ public class DecisionBenchmark {
     return planner.plan(imageChanged);
   }
 
+  /**
+   * The pure part of a reconcile of a converged Deployment: what else to read (nothing), then the
+   * plan.
+   */
+  @Benchmark
+  public Plan reconcileConverged() {
+    if (planner.wantedJobDatabases(converged).isPresent()) {
+      throw new IllegalStateException("a converged Deployment wants no Job");
+    }
+    return planner.plan(converged);
+  }
+
+  /**
+   * The pure part of a reconcile after an image change: the databases of the wanted Job, whether it
+   * is still created with their Jobs and pods (none here), then the plan that builds it.
+   */
+  @Benchmark
+  public Plan reconcileImageChanged() {
+    if (planner.wantedJobDatabases(imageChanged).isEmpty() || !planner.createsJob(imageChanged)) {
+      throw new IllegalStateException("an image change creates a Job");
+    }
+    return planner.plan(imageChanged);
+  }
+
   /** The Job builder alone. */
   @Benchmark
   public Job buildJob() {

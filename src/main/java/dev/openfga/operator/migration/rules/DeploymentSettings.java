@@ -43,126 +43,125 @@ public record DeploymentSettings(
   public static DeploymentSettings of(Deployment deployment) {
     Map<String, String> annotations = deployment.getMetadata().getAnnotations();
     Map<String, String> a = annotations == null ? Map.of() : annotations;
-    boolean optedIn = "true".equals(a.get(Keys.MIGRATION_ENABLED));
     List<String> problems = new ArrayList<>();
-
-    String container = Keys.DEFAULT_CONTAINER;
-    if (a.containsKey(Keys.CONTAINER_NAME)) {
-      String value = a.get(Keys.CONTAINER_NAME);
-      if (value == null || value.isBlank()) {
-        problems.add(describe(Keys.CONTAINER_NAME, value, "must name a container"));
-        container = null;
-      } else if (!DNS_LABEL.matcher(value).matches()) {
-        problems.add(describe(Keys.CONTAINER_NAME, value, "is not a valid container name"));
-        container = null;
-      } else {
-        container = value;
-      }
-    }
-
-    Optional<Integer> replicas = Optional.empty();
-    String replicasValue = a.get(Keys.DESIRED_REPLICAS);
-    if (replicasValue != null && !replicasValue.isBlank()) {
-      try {
-        int parsed = Integer.parseInt(replicasValue.strip());
-        if (parsed < 0) {
-          problems.add(describe(Keys.DESIRED_REPLICAS, replicasValue, "must be an integer >= 0"));
-        } else {
-          replicas = Optional.of(parsed);
-        }
-      } catch (NumberFormatException e) {
-        problems.add(describe(Keys.DESIRED_REPLICAS, replicasValue, "must be an integer >= 0"));
-      }
-    }
-
-    Optional<String> serviceAccount = Optional.empty();
-    String saValue = a.get(Keys.MIGRATION_SERVICE_ACCOUNT);
-    if (saValue != null && !saValue.isBlank()) {
-      if (saValue.length() <= MAX_VALUE_LENGTH && DNS_SUBDOMAIN.matcher(saValue).matches()) {
-        serviceAccount = Optional.of(saValue);
-      } else {
-        problems.add(
-            describe(
-                Keys.MIGRATION_SERVICE_ACCOUNT, saValue, "is not a valid ServiceAccount name"));
-      }
-    }
-
-    Optional<Instant> retryAfter = Optional.empty();
-    String retryValue = a.get(Keys.RETRY_AFTER);
-    if (retryValue != null && !retryValue.isBlank()) {
-      retryAfter = Timestamps.parse(retryValue);
-      if (retryAfter.isEmpty()) {
-        problems.add(
-            describe(Keys.RETRY_AFTER, retryValue, "is not an RFC 3339 time; it is ignored"));
-      }
-    }
-    Optional<String> secret = Optional.empty();
-    String secretValue = a.get(Keys.MIGRATION_SECRET);
-    if (secretValue != null && !secretValue.isBlank()) {
-      if (secretValue.length() <= MAX_VALUE_LENGTH
-          && DNS_SUBDOMAIN.matcher(secretValue).matches()) {
-        secret = Optional.of(secretValue);
-      } else {
-        problems.add(describe(Keys.MIGRATION_SECRET, secretValue, "is not a valid Secret name"));
-      }
-    }
-
-    List<String> sidecars = new ArrayList<>();
-    String sidecarsValue = a.get(Keys.MIGRATION_SIDECARS);
-    if (sidecarsValue != null && !sidecarsValue.isBlank()) {
-      if (sidecarsValue.length() > MAX_VALUE_LENGTH) {
-        problems.add(describe(Keys.MIGRATION_SIDECARS, sidecarsValue, "is too long"));
-      } else {
-        // every entry must name a container: an empty one (a,,b or a trailing comma) too
-        for (String part : sidecarsValue.split(",", -1)) {
-          String sidecar = part.strip();
-          if (!DNS_LABEL.matcher(sidecar).matches()) {
-            problems.add(
-                describe(
-                    Keys.MIGRATION_SIDECARS,
-                    sidecarsValue,
-                    "must be a comma-separated list of container names"));
-            sidecars.clear();
-            break;
-          }
-          if (!sidecars.contains(sidecar)) {
-            sidecars.add(sidecar);
-          }
-        }
-      }
-    }
-
-    boolean mesh = "true".equals(a.get(Keys.MIGRATION_MESH));
-
-    Optional<String> requestedAt = Optional.empty();
-    String requestValue = a.get(Keys.MIGRATE_REQUESTED_AT);
-    if (requestValue != null && !requestValue.isBlank()) {
-      if (Timestamps.parse(requestValue.strip()).isPresent()) {
-        requestedAt = Optional.of(requestValue.strip());
-      } else {
-        problems.add(
-            describe(
-                Keys.MIGRATE_REQUESTED_AT, requestValue, "is not an RFC 3339 time; it is ignored"));
-      }
-    }
+    // in this order: the problems are reported in the order of the values
     return new DeploymentSettings(
-        optedIn,
-        container,
-        replicas,
-        serviceAccount,
-        retryAfter,
-        secret,
-        List.copyOf(sidecars),
-        mesh,
-        requestedAt,
+        "true".equals(a.get(Keys.MIGRATION_ENABLED)),
+        containerName(a, problems),
+        desiredReplicas(a, problems),
+        objectName(a, Keys.MIGRATION_SERVICE_ACCOUNT, "ServiceAccount", problems),
+        retryAfter(a, problems),
+        objectName(a, Keys.MIGRATION_SECRET, "Secret", problems),
+        sidecars(a, problems),
+        "true".equals(a.get(Keys.MIGRATION_MESH)),
+        requestedAt(a, problems),
         List.copyOf(problems));
   }
 
-  static String describe(String key, String value, String problem) {
-    String shown = value == null ? "" : value;
-    if (shown.length() > 64) {
-      shown = shown.substring(0, 61) + "...";
+  /** The container to migrate with: the annotation's, else the default; null when unusable. */
+  private static String containerName(Map<String, String> a, List<String> problems) {
+    if (!a.containsKey(Keys.CONTAINER_NAME)) {
+      return Keys.DEFAULT_CONTAINER;
     }
-    return "annotation " + key + "=\"" + shown + "\" " + problem;
+    String value = a.get(Keys.CONTAINER_NAME);
+    if (value == null || value.isBlank()) {
+      problems.add(Messages.annotation(Keys.CONTAINER_NAME, value, "must name a container"));
+      return null;
+    }
+    if (!DNS_LABEL.matcher(value).matches()) {
+      problems.add(
+          Messages.annotation(Keys.CONTAINER_NAME, value, "is not a valid container name"));
+      return null;
+    }
+    return value;
+  }
+
+  private static Optional<Integer> desiredReplicas(Map<String, String> a, List<String> problems) {
+    String value = a.get(Keys.DESIRED_REPLICAS);
+    if (value == null || value.isBlank()) {
+      return Optional.empty();
+    }
+    try {
+      int parsed = Integer.parseInt(value.strip());
+      if (parsed >= 0) {
+        return Optional.of(parsed);
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    problems.add(Messages.annotation(Keys.DESIRED_REPLICAS, value, "must be an integer >= 0"));
+    return Optional.empty();
+  }
+
+  /** The name of a ServiceAccount or Secret, when it is a valid one. */
+  private static Optional<String> objectName(
+      Map<String, String> a, String key, String kind, List<String> problems) {
+    String value = a.get(key);
+    if (value == null || value.isBlank()) {
+      return Optional.empty();
+    }
+    if (value.length() <= MAX_VALUE_LENGTH && DNS_SUBDOMAIN.matcher(value).matches()) {
+      return Optional.of(value);
+    }
+    problems.add(Messages.annotation(key, value, "is not a valid " + kind + " name"));
+    return Optional.empty();
+  }
+
+  /** The retry deadline; an unparseable one is reported and ignored. */
+  private static Optional<Instant> retryAfter(Map<String, String> a, List<String> problems) {
+    String value = a.get(Keys.RETRY_AFTER);
+    if (value == null || value.isBlank()) {
+      return Optional.empty();
+    }
+    Optional<Instant> at = Timestamps.parse(value);
+    if (at.isEmpty()) {
+      problems.add(
+          Messages.annotation(Keys.RETRY_AFTER, value, "is not an RFC 3339 time; it is ignored"));
+    }
+    return at;
+  }
+
+  /** A re-run request, as written (stripped); an unparseable one is reported and ignored. */
+  private static Optional<String> requestedAt(Map<String, String> a, List<String> problems) {
+    String value = a.get(Keys.MIGRATE_REQUESTED_AT);
+    if (value == null || value.isBlank()) {
+      return Optional.empty();
+    }
+    if (Timestamps.parse(value.strip()).isPresent()) {
+      return Optional.of(value.strip());
+    }
+    problems.add(
+        Messages.annotation(
+            Keys.MIGRATE_REQUESTED_AT, value, "is not an RFC 3339 time; it is ignored"));
+    return Optional.empty();
+  }
+
+  /** The database proxies named, each once; none when any entry is not a container name. */
+  private static List<String> sidecars(Map<String, String> a, List<String> problems) {
+    String value = a.get(Keys.MIGRATION_SIDECARS);
+    if (value == null || value.isBlank()) {
+      return List.of();
+    }
+    if (value.length() > MAX_VALUE_LENGTH) {
+      problems.add(Messages.annotation(Keys.MIGRATION_SIDECARS, value, "is too long"));
+      return List.of();
+    }
+    List<String> sidecars = new ArrayList<>();
+    // every entry must name a container: an empty one (a,,b or a trailing comma) too
+    for (String part : value.split(",", -1)) {
+      String sidecar = part.strip();
+      if (!DNS_LABEL.matcher(sidecar).matches()) {
+        problems.add(
+            Messages.annotation(
+                Keys.MIGRATION_SIDECARS,
+                value,
+                "must be a comma-separated list of container names"));
+        return List.of();
+      }
+      if (!sidecars.contains(sidecar)) {
+        sidecars.add(sidecar);
+      }
+    }
+    return List.copyOf(sidecars);
   }
 }

@@ -50,7 +50,7 @@ public final class FailedCondition {
    */
   public static Optional<List<DeploymentCondition>> failed(
       Deployment deployment, String version, Optional<String> evidence, Instant now) {
-    String message = Keys.failedMessage(version) + evidence.map(e -> " " + e).orElse("");
+    String message = Messages.conditionFailed(version) + evidence.map(e -> " " + e).orElse("");
     return replace(deployment, "True", Keys.REASON_JOB_FAILED, message, now, false);
   }
 
@@ -64,7 +64,7 @@ public final class FailedCondition {
         deployment,
         "True",
         Keys.REASON_JOB_REJECTED,
-        Keys.rejectedMessage(job, version, rejection),
+        Messages.conditionRejected(job, version, rejection),
         now,
         false);
   }
@@ -77,8 +77,8 @@ public final class FailedCondition {
     return current(deployment)
         .filter(FailedCondition::isRejected)
         .map(DeploymentCondition::getMessage)
-        .filter(m -> m.contains(Keys.REJECTED_BY))
-        .map(m -> m.substring(m.indexOf(Keys.REJECTED_BY) + Keys.REJECTED_BY.length()));
+        .filter(m -> m.contains(Messages.REJECTED_BY))
+        .map(m -> m.substring(m.indexOf(Messages.REJECTED_BY) + Messages.REJECTED_BY.length()));
   }
 
   /**
@@ -91,12 +91,18 @@ public final class FailedCondition {
       return Optional.empty();
     }
     return replace(
-        deployment, "False", Keys.REASON_JOB_CREATED, Keys.createdMessage(job, version), now, true);
+        deployment,
+        "False",
+        Keys.REASON_JOB_CREATED,
+        Messages.conditionCreated(job, version),
+        now,
+        true);
   }
 
   /** The conditions with ours cleared, or empty when absent or already cleared. */
   public static Optional<List<DeploymentCondition>> cleared(Deployment deployment, Instant now) {
-    return replace(deployment, "False", Keys.REASON_SUCCEEDED, Keys.MESSAGE_SUCCEEDED, now, true);
+    return replace(
+        deployment, "False", Keys.REASON_SUCCEEDED, Messages.CONDITION_SUCCEEDED, now, true);
   }
 
   private static Optional<List<DeploymentCondition>> replace(

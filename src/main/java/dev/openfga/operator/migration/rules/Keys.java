@@ -148,30 +148,12 @@ public final class Keys {
   public static final String CONDITION_TYPE = "MigrationFailed";
   public static final String REASON_JOB_FAILED = "MigrationJobFailed";
   public static final String REASON_SUCCEEDED = "MigrationSucceeded";
-  public static final String MESSAGE_SUCCEEDED = "Migration completed successfully.";
-
-  public static String failedMessage(String version) {
-    return "Database migration failed for version " + version + ". Check migration job logs.";
-  }
 
   /** The API server refused to create the migration Job (SPEC section 10). */
   public static final String REASON_JOB_REJECTED = "JobRejected";
 
   /** A migration Job was created after the API server had refused one. */
   public static final String REASON_JOB_CREATED = "JobCreated";
-
-  /** Between the Job and the API server's answer in the {@code JobRejected} message. */
-  static final String REJECTED_BY = " was rejected by the API server: ";
-
-  /** The {@code JobRejected} message: the Job, the version, the API server's answer. */
-  public static String rejectedMessage(String job, String version, String rejection) {
-    return "Migration Job " + job + " for version " + version + REJECTED_BY + rejection;
-  }
-
-  /** The {@code JobCreated} message. */
-  public static String createdMessage(String job, String version) {
-    return "Migration Job " + job + " for version " + version + " was created.";
-  }
 
   /**
    * The Deployment controller's annotation on a Deployment: the revision of its newest pod template

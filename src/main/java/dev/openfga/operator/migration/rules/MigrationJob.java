@@ -2,59 +2,25 @@ package dev.openfga.operator.migration.rules;
 
 import dev.openfga.operator.kube.Names;
 import dev.openfga.operator.kube.Timestamps;
-import io.fabric8.kubernetes.api.model.AffinityBuilder;
 import io.fabric8.kubernetes.api.model.Container;
-import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.EnvVar;
-import io.fabric8.kubernetes.api.model.EnvVarBuilder;
-import io.fabric8.kubernetes.api.model.LocalObjectReferenceBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
-import io.fabric8.kubernetes.api.model.PodSecurityContextBuilder;
 import io.fabric8.kubernetes.api.model.PodSpec;
-import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder;
-import io.fabric8.kubernetes.api.model.SecurityContextBuilder;
-import io.fabric8.kubernetes.api.model.TolerationBuilder;
-import io.fabric8.kubernetes.api.model.Volume;
-import io.fabric8.kubernetes.api.model.VolumeBuilder;
-import io.fabric8.kubernetes.api.model.VolumeMount;
-import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.JobCondition;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 /** The migration Job built from a Deployment, and what the operator reads back from Jobs. */
 public final class MigrationJob {
   private MigrationJob() {}
-
-  /** Variables {@code openfga migrate} reads besides {@code OPENFGA_DATASTORE_*}. */
-  static final Set<String> MIGRATE_ENV =
-      Set.of(
-          "OPENFGA_TIMEOUT",
-          "OPENFGA_VERBOSE",
-          "OPENFGA_LOG_FORMAT",
-          "OPENFGA_LOG_LEVEL",
-          "OPENFGA_LOG_TIMESTAMP_FORMAT");
-
-  static final String DATASTORE_PREFIX = "OPENFGA_DATASTORE_";
-
-  /**
-   * {@code $(NAME)} is a reference; {@code $$} is an escaped {@code $}, so {@code $$(NAME)} is not.
-   */
-  private static final Pattern REFERENCE =
-      Pattern.compile("\\$\\$|\\$\\(([A-Za-z_][A-Za-z0-9_.-]*)\\)");
 
   /** Settings that come from the operator's flags. */
   public record Spec(int backoffLimit, long activeDeadlineSeconds) {}
@@ -70,57 +36,12 @@ public final class MigrationJob {
       DeploymentSettings settings,
       Optional<String> request,
       Spec spec) {
-    PodSpec pod = deployment.getSpec().getTemplate().getSpec();
-    List<Container> sidecars = sidecars(pod, settings.sidecars());
-    List<VolumeMount> mounts = list(container.getVolumeMounts());
-    Set<String> mounted = new LinkedHashSet<>();
-    mounts.forEach(m -> mounted.add(m.getName()));
-    sidecars.forEach(c -> list(c.getVolumeMounts()).forEach(m -> mounted.add(m.getName())));
-    List<Volume> volumes =
-        list(pod.getVolumes()).stream()
-            .filter(v -> mounted.contains(v.getName()))
-            .map(MigrationJob::copy)
-            .toList();
-
-    List<EnvVar> env = new ArrayList<>(filterEnv(list(container.getEnv())));
-    settings.migrationSecret().ifPresent(secret -> env.addAll(migrationCredentials(secret)));
-    Container migrate =
-        new ContainerBuilder()
-            .withName(Keys.MIGRATION_CONTAINER)
-            .withImage(container.getImage())
-            .withImagePullPolicy(container.getImagePullPolicy())
-            .withArgs(Keys.MIGRATE_ARG)
-            .withEnv(env)
-            .withVolumeMounts(mounts.stream().map(m -> new VolumeMountBuilder(m).build()).toList())
-            .withResources(copy(container.getResources()))
-            .withSecurityContext(
-                container.getSecurityContext() == null
-                    ? null
-                    : new SecurityContextBuilder(container.getSecurityContext()).build())
-            .build();
-    // database proxies as native sidecars: started before migrate, stopped after it, so the Job
-    // completes when migrate exits. Without their readiness probe: the pod's Ready (the Job's
-    // ready count) tells a running migration, which is never interrupted, from one not started,
-    // and a proxy not ready while migrate runs would make it look not started (migrate waits for
-    // the startup probe, which is kept).
-    List<Container> initContainers =
-        sidecars.stream()
-            .map(
-                c ->
-                    new ContainerBuilder(c)
-                        .withResources(copy(c.getResources()))
-                        .withRestartPolicy("Always")
-                        .withReadinessProbe(null)
-                        .build())
-            .toList();
-
-    String name = deployment.getMetadata().getName();
     Map<String, String> annotations = new LinkedHashMap<>();
     annotations.put(Keys.DESIRED_VERSION, version);
     request.ifPresent(r -> annotations.put(Keys.MIGRATE_REQUESTED_AT, r));
     Map<String, String> labels = labels(version);
-    Map<String, String> podLabels = podLabels();
-    Map<String, String> podAnnotations = podAnnotations(deployment, settings.mesh());
+    Map<String, String> podLabels = MigrationPod.labels();
+    Map<String, String> podAnnotations = MigrationPod.annotations(deployment, settings.mesh());
     List<String> databases =
         Database.keys(
             deployment.getMetadata().getNamespace(), container, settings.migrationSecret());
@@ -135,7 +56,7 @@ public final class MigrationJob {
     }
     return new JobBuilder()
         .withNewMetadata()
-        .withName(Names.job(name))
+        .withName(Names.job(deployment.getMetadata().getName()))
         .withNamespace(deployment.getMetadata().getNamespace())
         .withLabels(labels)
         .withAnnotations(annotations)
@@ -152,152 +73,10 @@ public final class MigrationJob {
         .withLabels(podLabels)
         .withAnnotations(podAnnotations)
         .endMetadata()
-        .withNewSpec()
-        .withRestartPolicy("Never")
-        .withServiceAccountName(settings.serviceAccount().orElse(pod.getServiceAccountName()))
-        .withAutomountServiceAccountToken(pod.getAutomountServiceAccountToken())
-        .withImagePullSecrets(
-            list(pod.getImagePullSecrets()).stream()
-                .map(s -> new LocalObjectReferenceBuilder(s).build())
-                .toList())
-        .withSecurityContext(
-            pod.getSecurityContext() == null
-                ? null
-                : new PodSecurityContextBuilder(pod.getSecurityContext()).build())
-        .withNodeSelector(
-            pod.getNodeSelector() == null ? null : new LinkedHashMap<>(pod.getNodeSelector()))
-        .withTolerations(
-            list(pod.getTolerations()).stream().map(t -> new TolerationBuilder(t).build()).toList())
-        .withAffinity(
-            pod.getAffinity() == null ? null : new AffinityBuilder(pod.getAffinity()).build())
-        .withVolumes(volumes)
-        .withInitContainers(initContainers)
-        .withContainers(migrate)
-        .endSpec()
+        .withSpec(MigrationPod.spec(deployment, container, settings))
         .endTemplate()
         .endSpec()
         .build();
-  }
-
-  /**
-   * {@code OPENFGA_DATASTORE_URI}, {@code _USERNAME} and {@code _PASSWORD} from the migration
-   * Secret's keys, each optional, after the Deployment's own: a key the Secret has wins (the last
-   * definition of a name wins in a pod), a key it lacks leaves the Deployment's value. The Secret
-   * itself is never read.
-   */
-  static List<EnvVar> migrationCredentials(String secret) {
-    return List.of(
-        secretVar(Keys.URI_ENV, secret, Keys.SECRET_KEY_URI),
-        secretVar(Keys.USERNAME_ENV, secret, Keys.SECRET_KEY_USERNAME),
-        secretVar(Keys.PASSWORD_ENV, secret, Keys.SECRET_KEY_PASSWORD));
-  }
-
-  private static EnvVar secretVar(String name, String secret, String key) {
-    return new EnvVarBuilder()
-        .withName(name)
-        .withNewValueFrom()
-        .withNewSecretKeyRef()
-        .withName(secret)
-        .withKey(key)
-        .withOptional(true)
-        .endSecretKeyRef()
-        .endValueFrom()
-        .build();
-  }
-
-  /**
-   * The containers named, from the pod's containers or its native sidecars (init containers), in
-   * the order named; names not found are left out ({@link #missingSidecars} tells which).
-   */
-  static List<Container> sidecars(PodSpec pod, List<String> names) {
-    List<Container> found = new ArrayList<>();
-    for (String name : names) {
-      Stream.concat(list(pod.getContainers()).stream(), list(pod.getInitContainers()).stream())
-          .filter(c -> name.equals(c.getName()))
-          .findFirst()
-          .ifPresent(found::add);
-    }
-    return found;
-  }
-
-  /** The names of {@code openfga.dev/migration-sidecars} that the pod does not have. */
-  public static List<String> missingSidecars(PodSpec pod, List<String> names) {
-    Set<String> present = new LinkedHashSet<>();
-    list(pod.getContainers()).forEach(c -> present.add(c.getName()));
-    list(pod.getInitContainers()).forEach(c -> present.add(c.getName()));
-    return names.stream().filter(n -> !present.contains(n)).toList();
-  }
-
-  /** Annotation key prefixes of Istio and Linkerd, copied to the Job's pod with mesh "true". */
-  static final List<String> MESH_PREFIXES =
-      List.of(
-          "sidecar.istio.io/",
-          "proxy.istio.io/",
-          "traffic.sidecar.istio.io/",
-          "linkerd.io/",
-          "config.linkerd.io/",
-          "config.alpha.linkerd.io/");
-
-  /**
-   * Without mesh "true", annotations that keep Istio and Linkerd from injecting a proxy that never
-   * exits (the Job would never complete); with it, the pod template's own mesh annotations.
-   */
-  static Map<String, String> podAnnotations(Deployment deployment, boolean mesh) {
-    Map<String, String> annotations = new LinkedHashMap<>();
-    if (!mesh) {
-      annotations.put(Keys.ISTIO_INJECT, "false");
-      annotations.put(Keys.LINKERD_INJECT, "disabled");
-      return annotations;
-    }
-    var template = deployment.getSpec().getTemplate().getMetadata();
-    annotations.putAll(meshAnnotations(template == null ? null : template.getAnnotations()));
-    return annotations;
-  }
-
-  /** The Istio and Linkerd annotations among {@code annotations} (none: empty), in their order. */
-  public static Map<String, String> meshAnnotations(Map<String, String> annotations) {
-    Map<String, String> mesh = new LinkedHashMap<>();
-    if (annotations != null) {
-      annotations.forEach(
-          (k, v) -> {
-            if (MESH_PREFIXES.stream().anyMatch(k::startsWith)) {
-              mesh.put(k, v);
-            }
-          });
-    }
-    return mesh;
-  }
-
-  private static io.fabric8.kubernetes.api.model.ResourceRequirements copy(
-      io.fabric8.kubernetes.api.model.ResourceRequirements resources) {
-    return resources == null
-        ? null
-        : new ResourceRequirementsBuilder(resources)
-            .withLimits(copy(resources.getLimits()))
-            .withRequests(copy(resources.getRequests()))
-            .build();
-  }
-
-  /** A deep copy: fabric8 builders copy nested objects but share the values of Quantity maps. */
-  private static Volume copy(Volume volume) {
-    Volume copy = new VolumeBuilder(volume).build();
-    var claim = copy.getEphemeral() == null ? null : copy.getEphemeral().getVolumeClaimTemplate();
-    if (claim != null && claim.getSpec() != null && claim.getSpec().getResources() != null) {
-      var resources = claim.getSpec().getResources();
-      resources.setLimits(copy(resources.getLimits()));
-      resources.setRequests(copy(resources.getRequests()));
-    }
-    return copy;
-  }
-
-  private static Map<String, Quantity> copy(Map<String, Quantity> quantities) {
-    if (quantities == null) {
-      return null;
-    }
-    Map<String, Quantity> copy = new LinkedHashMap<>();
-    quantities.forEach(
-        (key, q) -> copy.put(key, q == null ? null : new Quantity(q.getAmount(), q.getFormat())));
-    return copy;
   }
 
   static Map<String, String> labels(String version) {
@@ -324,23 +103,8 @@ public final class MigrationJob {
       return Optional.empty();
     }
     return Optional.of(
-        "the API server dropped podReplacementPolicy: "
-            + asked
-            + " from Job "
-            + created.getMetadata().getNamespace()
-            + "/"
-            + created.getMetadata().getName()
-            + ": it needs Kubernetes 1.29 or later (or the JobPodReplacementPolicy feature gate);"
-            + " until then a drained migration pod can be replaced while it still runs, and two"
-            + " openfga migrate may run at once");
-  }
-
-  /** Never the Deployment's selector labels: the migration pod must not become an endpoint. */
-  static Map<String, String> podLabels() {
-    Map<String, String> labels = new LinkedHashMap<>();
-    labels.put(Keys.PART_OF, Keys.PART_OF_OPENFGA);
-    labels.put(Keys.COMPONENT, Keys.COMPONENT_MIGRATION);
-    return labels;
+        Messages.droppedPodReplacementPolicy(
+            asked, created.getMetadata().getNamespace(), created.getMetadata().getName()));
   }
 
   /** Controller reference without blockOwnerDeletion (that needs extra RBAC on OpenShift). */
@@ -352,40 +116,6 @@ public final class MigrationJob {
         .withUid(deployment.getMetadata().getUid())
         .withController(true)
         .build();
-  }
-
-  /**
-   * Keeps {@code OPENFGA_DATASTORE_*}, the variables {@code openfga migrate} reads, and every
-   * variable a kept value references as {@code $(NAME)}, in their original order.
-   */
-  public static List<EnvVar> filterEnv(List<EnvVar> env) {
-    Set<String> keep = new LinkedHashSet<>();
-    for (EnvVar var : env) {
-      if (var.getName().startsWith(DATASTORE_PREFIX) || MIGRATE_ENV.contains(var.getName())) {
-        keep.add(var.getName());
-      }
-    }
-    boolean grew = true;
-    while (grew) {
-      grew = false;
-      for (EnvVar var : env) {
-        if (keep.contains(var.getName()) && var.getValue() != null) {
-          Matcher m = REFERENCE.matcher(var.getValue());
-          while (m.find()) {
-            if (m.group(1) != null) {
-              grew |= keep.add(m.group(1));
-            }
-          }
-        }
-      }
-    }
-    List<EnvVar> kept = new ArrayList<>();
-    for (EnvVar var : env) {
-      if (keep.contains(var.getName())) {
-        kept.add(new EnvVarBuilder(var).build());
-      }
-    }
-    return kept;
   }
 
   /**
@@ -515,12 +245,6 @@ public final class MigrationJob {
           "post-delete");
 
   /**
-   * The upstream chart's own Helm hook migration Job for the same release: managed by Helm, same
-   * instance/name/part-of/component labels as the Deployment (the chart version may differ) and a
-   * {@code helm.sh/hook} whose every event is an install/upgrade/rollback hook (the legacy default
-   * also lists {@code post-delete}).
-   */
-  /**
    * A Job that has not finished and has no pod at all (none active, ready, terminating, succeeded
    * or failed): its pod may be refused (Pod Security, a quota, a missing ServiceAccount).
    */
@@ -578,12 +302,12 @@ public final class MigrationJob {
     }
     String text =
         message == null || message.isBlank()
-            ? "no message"
+            ? Messages.NO_ANSWER
             : FailureLog.redact(message.strip(), secrets);
     if (text.length() > MAX_REJECTION) {
       text = text.substring(0, MAX_REJECTION - 3) + "...";
     }
-    return text + " (HTTP " + code + ")";
+    return Messages.rejection(text, code);
   }
 
   /**
@@ -608,6 +332,12 @@ public final class MigrationJob {
         .filter(m -> !m.isBlank());
   }
 
+  /**
+   * The upstream chart's own Helm hook migration Job for the same release: managed by Helm, same
+   * instance/name/part-of/component labels as the Deployment (the chart version may differ) and a
+   * {@code helm.sh/hook} whose every event is an install/upgrade/rollback hook (the legacy default
+   * also lists {@code post-delete}).
+   */
   public static boolean isLegacyHelmHook(Job job, Deployment deployment) {
     Map<String, String> jl = job.getMetadata().getLabels();
     Map<String, String> dl = deployment.getMetadata().getLabels();

@@ -46,4 +46,12 @@ public record Plan(State state, String summary, List<Step> steps, Next next) {
   public static Plan ignored(String summary) {
     return new Plan(State.IGNORED, summary, List.of(), new Next.Done());
   }
+
+  static Next after(Duration delay) {
+    return new Next.After(delay);
+  }
+
+  static Next done() {
+    return new Next.Done();
+  }
 }

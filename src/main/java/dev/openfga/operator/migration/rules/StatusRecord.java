@@ -40,10 +40,7 @@ public final class StatusRecord {
     String ref = configMap.getMetadata().getNamespace() + "/" + configMap.getMetadata().getName();
     Map<String, String> labels = configMap.getMetadata().getLabels();
     if (labels == null || !Keys.MANAGED_BY_OPERATOR.equals(labels.get(Keys.MANAGED_BY))) {
-      return new Reading.Collision(
-          "migration status ConfigMap "
-              + ref
-              + " exists but is not managed by openfga-operator; rename or delete it");
+      return new Reading.Collision(Messages.recordNotManaged(ref));
     }
     Optional<OwnerReference> controller = Ownership.controller(configMap);
     boolean repair = false;
@@ -54,14 +51,8 @@ public final class StatusRecord {
               && deployment.getMetadata().getName().equals(owner.getName());
       if (!sameDeployment) {
         return new Reading.Collision(
-            "migration status ConfigMap "
-                + ref
-                + " is controlled by "
-                + owner.getKind()
-                + " "
-                + owner.getName()
-                + ", not by Deployment "
-                + deployment.getMetadata().getName());
+            Messages.recordControlledElsewhere(
+                ref, owner.getKind(), owner.getName(), deployment.getMetadata().getName()));
       }
       repair = !deployment.getMetadata().getUid().equals(owner.getUid());
     }

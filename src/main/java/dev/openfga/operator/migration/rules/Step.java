@@ -15,7 +15,12 @@ import java.util.Map;
 public sealed interface Step {
 
   /** Replace the Deployment's status conditions (ours changed, every other one kept). */
-  record SetConditions(List<DeploymentCondition> conditions, String summary) implements Step {}
+  record SetConditions(List<DeploymentCondition> conditions, String summary) implements Step {
+    /** The conditions, ours ({@code MigrationFailed}) set to True or False. */
+    static SetConditions to(boolean status, List<DeploymentCondition> conditions) {
+      return new SetConditions(conditions, Messages.condition(status));
+    }
+  }
 
   /** Create the status ConfigMap, or update the existing one (data, labels, owner). */
   record WriteStatus(Map<String, String> data) implements Step {}

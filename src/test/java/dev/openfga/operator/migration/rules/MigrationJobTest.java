@@ -190,7 +190,7 @@ class MigrationJobTest {
               secretEnv("AWS_SECRET_ACCESS_KEY", "aws", "secret"),
               env("openfga_datastore_engine", "lower case is another variable"));
 
-      List<EnvVar> kept = MigrationJob.filterEnv(env);
+      List<EnvVar> kept = MigrationEnv.filterEnv(env);
 
       assertThat(names(kept))
           .containsExactly(
@@ -222,7 +222,7 @@ class MigrationJobTest {
               env("OPENFGA_LOG_LEVEL", "$(LOG_LEVEL)"),
               env("LOG_LEVEL", "debug"));
 
-      assertThat(names(MigrationJob.filterEnv(env)))
+      assertThat(names(MigrationEnv.filterEnv(env)))
           .containsExactly(
               "DB_PASSWORD",
               "DB_USER_PREFIX",
@@ -241,13 +241,13 @@ class MigrationJobTest {
               env("OTHER", "x"),
               env("OPENFGA_DATASTORE_URI", "postgres://u:$$(SECRET)@db/$$$(OTHER)"));
 
-      assertThat(names(MigrationJob.filterEnv(env)))
+      assertThat(names(MigrationEnv.filterEnv(env)))
           .containsExactly("OTHER", "OPENFGA_DATASTORE_URI");
     }
 
     @Test
     void keepsNothingFromAnEmptyEnvironment() {
-      assertThat(MigrationJob.filterEnv(List.of())).isEmpty();
+      assertThat(MigrationEnv.filterEnv(List.of())).isEmpty();
     }
 
     @Test
