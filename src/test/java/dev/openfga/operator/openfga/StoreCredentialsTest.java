@@ -8,8 +8,8 @@ import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** How an FGAStore's reconcile takes its credentials from the Secret and the process's cache. */
 class StoreCredentialsTest {
@@ -17,12 +17,7 @@ class StoreCredentialsTest {
 
   private static final String URL = "http://openfga.fga:8080";
 
-  private final MockCluster cluster = new MockCluster();
-
-  @AfterEach
-  void stop() {
-    cluster.close();
-  }
+  @RegisterExtension final MockCluster cluster = new MockCluster();
 
   @Test
   void aSecretFoundGoneIsRefusedByNameAndDroppedFromTheCache() throws Exception {

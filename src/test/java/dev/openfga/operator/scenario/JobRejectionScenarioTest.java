@@ -1,4 +1,4 @@
-package dev.openfga.operator.migration;
+package dev.openfga.operator.scenario;
 
 import static dev.openfga.operator.testing.Fixtures.openfga;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -14,9 +14,9 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * SPEC section 10: a Job create the API server refuses (a quota's 403, an admission webhook's or
@@ -34,19 +34,13 @@ class JobRejectionScenarioTest {
 
   private static final String URI = "postgres://openfga:" + PASSWORD + "@db:5432/openfga";
 
-  private MockCluster cluster;
+  @RegisterExtension final MockCluster cluster = new MockCluster();
   private PrometheusMeterRegistry registry;
 
   @BeforeEach
   void start() {
-    cluster = new MockCluster();
     cluster.jobs().script(j -> Script.SUCCEED);
     registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-  }
-
-  @AfterEach
-  void stop() {
-    cluster.close();
   }
 
   private Optional<DeploymentCondition> condition() {

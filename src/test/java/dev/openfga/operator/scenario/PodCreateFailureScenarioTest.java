@@ -1,4 +1,4 @@
-package dev.openfga.operator.migration;
+package dev.openfga.operator.scenario;
 
 import static dev.openfga.operator.testing.Fixtures.openfga;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -16,9 +16,9 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Why a migration Job has no pod is asked of the Job controller's {@code FailedCreate} Events only
@@ -29,18 +29,12 @@ import org.junit.jupiter.api.Test;
 class PodCreateFailureScenarioTest {
   private static final Duration WAIT = Duration.ofSeconds(20);
 
-  private MockCluster cluster;
+  @RegisterExtension final MockCluster cluster = new MockCluster();
   private SimpleMeterRegistry registry;
 
   @BeforeEach
   void startCluster() {
-    cluster = new MockCluster();
     registry = new SimpleMeterRegistry();
-  }
-
-  @AfterEach
-  void stopCluster() {
-    cluster.close();
   }
 
   private void startOperator() {

@@ -1,4 +1,4 @@
-package dev.openfga.operator.migration;
+package dev.openfga.operator.scenario;
 
 import static dev.openfga.operator.testing.Fixtures.openfga;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -14,10 +14,10 @@ import io.fabric8.kubernetes.api.model.apps.Deployment;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -135,11 +135,10 @@ class BadInputScenarioTest {
         new Case("engine-unknown", openfga().engine("cockroach"), Answer.MIGRATE, null, null));
   }
 
-  private MockCluster cluster;
+  @RegisterExtension final MockCluster cluster = new MockCluster();
 
   @BeforeAll
   void startEverything() {
-    cluster = new MockCluster();
     cluster.jobs().script(j -> Script.SUCCEED);
     cases().forEach(c -> cluster.create(c.deployment().name(c.name()).build()));
     // engine from a Secret: the operator cannot read it, so it migrates
@@ -166,11 +165,6 @@ class BadInputScenarioTest {
     cluster.failNext("PATCH", "/deployments/", 409, 1);
     cluster.create(openfga().name("healthy").build());
     cluster.startOperator(MockCluster.config(Duration.ofSeconds(2), 1), "operator-a");
-  }
-
-  @AfterAll
-  void stopEverything() {
-    cluster.close();
   }
 
   @ParameterizedTest(name = "{0}")

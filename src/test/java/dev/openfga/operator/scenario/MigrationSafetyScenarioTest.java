@@ -1,4 +1,4 @@
-package dev.openfga.operator.migration;
+package dev.openfga.operator.scenario;
 
 import static dev.openfga.operator.testing.Fixtures.openfga;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -20,9 +20,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * SPEC section 9 through the whole operator against the mock API server: concurrent reconciles of
@@ -31,17 +30,7 @@ import org.junit.jupiter.api.Test;
 class MigrationSafetyScenarioTest {
   private static final Duration WAIT = Duration.ofSeconds(20);
 
-  private MockCluster cluster;
-
-  @BeforeEach
-  void startCluster() {
-    cluster = new MockCluster();
-  }
-
-  @AfterEach
-  void stopCluster() {
-    cluster.close();
-  }
+  @RegisterExtension final MockCluster cluster = new MockCluster();
 
   /** Jobs of the operator that have neither completed nor failed. */
   private long unfinished() {

@@ -1,4 +1,4 @@
-package dev.openfga.operator.integration;
+package dev.openfga.operator.scenario;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;

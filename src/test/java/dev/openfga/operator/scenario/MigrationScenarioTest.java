@@ -1,4 +1,4 @@
-package dev.openfga.operator.migration;
+package dev.openfga.operator.scenario;
 
 import static dev.openfga.operator.testing.Fixtures.openfga;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -21,9 +21,8 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The real operator (JOSDK, informers, HTTP) against the mock API server, with fake Job and
@@ -32,17 +31,7 @@ import org.junit.jupiter.api.Test;
 class MigrationScenarioTest {
   private static final Duration WAIT = Duration.ofSeconds(20);
 
-  private MockCluster cluster;
-
-  @BeforeEach
-  void startCluster() {
-    cluster = new MockCluster();
-  }
-
-  @AfterEach
-  void stopCluster() {
-    cluster.close();
-  }
+  @RegisterExtension final MockCluster cluster = new MockCluster();
 
   private void startOperator() {
     cluster.startOperator(MockCluster.config(Duration.ofSeconds(2), 1), "operator-a");

@@ -1,4 +1,4 @@
-package dev.openfga.operator.migration;
+package dev.openfga.operator.scenario;
 
 import static dev.openfga.operator.testing.Fixtures.openfga;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -20,19 +20,19 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Scrapes the real metrics endpoint after a failure, a retry and a collision. */
 class MetricsScenarioTest {
   private static final Duration WAIT = Duration.ofSeconds(20);
   private static final String OPENFGA = "{deployment=\"openfga\",namespace=\"openfga\"}";
 
-  private MockCluster cluster;
+  @RegisterExtension final MockCluster cluster = new MockCluster();
   private PrometheusMeterRegistry registry;
   private MetricsServer server;
 
   @BeforeEach
   void start() throws Exception {
-    cluster = new MockCluster();
     registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     server = MetricsServer.start(BindAddress.parse("127.0.0.1:0"), registry);
   }
@@ -40,7 +40,6 @@ class MetricsScenarioTest {
   @AfterEach
   void stop() {
     server.close();
-    cluster.close();
   }
 
   private String scrape() throws Exception {
