@@ -4,6 +4,7 @@ import dev.openfga.operator.config.OperatorConfig;
 import dev.openfga.operator.kube.ConnectionKeeper;
 import dev.openfga.operator.kube.EventRecorder;
 import dev.openfga.operator.kube.Leadership;
+import dev.openfga.operator.kube.OperatorClient;
 import dev.openfga.operator.migration.FailureEvidence;
 import dev.openfga.operator.migration.MigrationMetrics;
 import dev.openfga.operator.migration.MigrationReconciler;
@@ -77,9 +78,6 @@ public final class Controllers implements AutoCloseable {
    * How long a stop waits for the reconciles under way; within the pod's default 30 s grace period.
    */
   static final Duration STOP_WAIT = Duration.ofSeconds(10);
-
-  /** Deployments per page of the informer's list (docs/performance.md). */
-  public static final long LIST_PAGE_SIZE = 100;
 
   private final Operator operator;
 
@@ -227,7 +225,7 @@ public final class Controllers implements AutoCloseable {
               .withRetry(retry)
               .withReconciliationMaxInterval(RESYNC)
               // the first list in pages: the full objects never have to fit in the heap at once
-              .withInformerListLimit(LIST_PAGE_SIZE);
+              .withInformerListLimit(OperatorClient.LIST_PAGE_SIZE);
           watched(c, config);
           if (config.watchesAllNamespaces() || config.watchNamespaces().size() == 1) {
             // Cache trimmed Deployments. Only with a single informer: JOSDK gives every watched
@@ -254,7 +252,7 @@ public final class Controllers implements AutoCloseable {
                   c.withName(STORE_CONTROLLER)
                       .withRetry(retry)
                       .withGenerationAware(false)
-                      .withInformerListLimit(LIST_PAGE_SIZE),
+                      .withInformerListLimit(OperatorClient.LIST_PAGE_SIZE),
                   config));
       operator.register(
           new ModelReconciler(
@@ -272,7 +270,7 @@ public final class Controllers implements AutoCloseable {
                   c.withName(MODEL_CONTROLLER)
                       .withRetry(retry)
                       .withGenerationAware(false)
-                      .withInformerListLimit(LIST_PAGE_SIZE),
+                      .withInformerListLimit(OperatorClient.LIST_PAGE_SIZE),
                   config));
     }
     return new Controllers(operator, leadership, evidence, reconciler, planner, client);

@@ -70,6 +70,9 @@ public final class OperatorClient {
           SelfSubjectRulesReview.class,
           Status.class);
 
+  /** Objects per page of an informer's list (docs/performance.md). */
+  public static final long LIST_PAGE_SIZE = 100;
+
   private OperatorClient() {}
 
   /**

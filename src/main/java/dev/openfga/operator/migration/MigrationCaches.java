@@ -1,8 +1,8 @@
 package dev.openfga.operator.migration;
 
-import dev.openfga.operator.Controllers;
 import dev.openfga.operator.kube.CompactingStore;
 import dev.openfga.operator.kube.Echoes;
+import dev.openfga.operator.kube.OperatorClient;
 import dev.openfga.operator.migration.rules.Keys;
 import dev.openfga.operator.migration.rules.Timing;
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -86,7 +86,7 @@ final class MigrationCaches {
                     .withoutField("status.phase", "Failed")
                     .build())
             .withNamespacesInheritedFromController()
-            .withInformerListLimit(Controllers.LIST_PAGE_SIZE)
+            .withInformerListLimit(OperatorClient.LIST_PAGE_SIZE)
             .withSecondaryToPrimaryMapper(pod -> java.util.Set.of())
             .build(),
         context);
@@ -138,7 +138,7 @@ final class MigrationCaches {
             .withNamespacesInheritedFromController()
             // the first list in pages, as for the Deployments: thousands of records must never
             // have to fit in the heap at once
-            .withInformerListLimit(Controllers.LIST_PAGE_SIZE)
+            .withInformerListLimit(OperatorClient.LIST_PAGE_SIZE)
             .withSecondaryToPrimaryMapper(
                 Mappers.fromOwnerReferences("apps/v1", "Deployment", false))
             .withOnAddFilter(added -> !echoes.isEchoOfCreate(added))

@@ -15,11 +15,20 @@ import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchRule;
+import com.tngtech.archunit.library.Architectures.LayeredArchitecture;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZonedDateTime;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -144,61 +153,109 @@ class ArchitectureTest {
     }
   }
 
+  /** A room: its name and the package(s) it is, in ArchUnit's syntax ({@code ..}: and below). */
+  private record Room(String name, String packages) {
+    /** Whether the package {@code name} is in this room. */
+    boolean holds(String name) {
+      String base = packages.replace("..", "");
+      return name.equals(base) || packages.endsWith("..") && name.startsWith(base + ".");
+    }
+  }
+
+  /** The rooms, most specific first (a class is in the first room that holds it). */
+  private static final List<Room> ROOMS =
+      List.of(
+          new Room("Wiring", BASE),
+          new Room("Status command", BASE + ".status.."),
+          new Room("Migration rules", BASE + ".migration.rules.."),
+          new Room("Migration", BASE + ".migration"),
+          new Room("Stores", BASE + ".stores.."),
+          new Room("Models", BASE + ".models.."),
+          new Room("OpenFGA client", BASE + ".openfga.."),
+          new Room("Config", BASE + ".config.."),
+          new Room("Ops", BASE + ".ops.."),
+          new Room("Kube", BASE + ".kube.."));
+
+  /**
+   * Who may use each room (docs/architecture.md). The stores' migration gate reads the migration's
+   * record as the rules do; the models' ConfigMap carries the operator's managed-by label.
+   */
+  private static final Map<String, List<String>> USED_BY =
+      Map.of(
+          "Wiring", List.of(),
+          "Status command", List.of("Wiring"),
+          "Migration", List.of("Wiring"),
+          "Models", List.of("Wiring"),
+          "Stores", List.of("Wiring", "Models"),
+          "OpenFGA client", List.of("Wiring", "Stores", "Models"),
+          "Migration rules",
+              List.of("Wiring", "Status command", "Migration", "Stores", "Models", "Config"),
+          "Config", List.of("Wiring", "Status command", "Migration", "Stores", "Models", "Ops"),
+          "Ops",
+              List.of(
+                  "Wiring", "Status command", "Migration", "Stores", "Models", "OpenFGA client"),
+          "Kube",
+              List.of(
+                  "Wiring",
+                  "Status command",
+                  "Migration",
+                  "Stores",
+                  "Models",
+                  "OpenFGA client",
+                  "Migration rules"));
+
+  private static final Pattern OURS =
+      Pattern.compile("\\b(dev\\.openfga\\.operator(?:\\.[a-z]+)*)\\.[A-Z]\\w*");
+
+  /**
+   * The same rooms on the source: every name of ours a main file imports or spells out. The class
+   * files miss a constant from another class (the compiler copies its value), the source does not.
+   */
+  @Test
+  void noSourceFileNamesARoomAboveIt() throws IOException {
+    Path main = Path.of("src/main/java");
+    List<String> violations = new ArrayList<>();
+    List<Path> files;
+    try (Stream<Path> walk = Files.walk(main)) {
+      files = walk.filter(f -> f.toString().endsWith(".java")).toList();
+    }
+    for (Path file : files) {
+      String from = main.relativize(file.getParent()).toString().replace('/', '.');
+      Room own = room(from);
+      Matcher m = OURS.matcher(Files.readString(file));
+      while (m.find()) {
+        Room used = room(m.group(1));
+        if (used != own && !USED_BY.get(used.name()).contains(own.name())) {
+          violations.add(main.relativize(file) + " (" + own.name() + ") names " + m.group());
+        }
+      }
+    }
+    assertThat(files).hasSizeGreaterThan(50);
+    assertThat(violations).as("names of a room that may not be used from there").isEmpty();
+  }
+
+  private static Room room(String packageName) {
+    return ROOMS.stream()
+        .filter(r -> r.holds(packageName))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("in no room: " + packageName));
+  }
+
   private static ArchRule layers() {
-    return layeredArchitecture()
-        .consideringOnlyDependenciesInLayers()
-        .withOptionalLayers(true)
-        .layer("Wiring")
-        .definedBy(BASE)
-        .layer("Status command")
-        .definedBy(BASE + ".status..")
-        .layer("Migration")
-        .definedBy(BASE + ".migration")
-        .layer("Stores")
-        .definedBy(BASE + ".stores..")
-        .layer("Models")
-        .definedBy(BASE + ".models..")
-        .layer("OpenFGA client")
-        .definedBy(BASE + ".openfga..")
-        .layer("Migration rules")
-        .definedBy(BASE + ".migration.rules..")
-        .layer("Config")
-        .definedBy(BASE + ".config..")
-        .layer("Ops")
-        .definedBy(BASE + ".ops..")
-        .layer("Kube")
-        .definedBy(BASE + ".kube..")
-        .whereLayer("Wiring")
-        .mayNotBeAccessedByAnyLayer()
-        .whereLayer("Status command")
-        .mayOnlyBeAccessedByLayers("Wiring")
-        .whereLayer("Migration")
-        .mayOnlyBeAccessedByLayers("Wiring")
-        .whereLayer("Models")
-        .mayOnlyBeAccessedByLayers("Wiring")
-        .whereLayer("Stores")
-        .mayOnlyBeAccessedByLayers("Wiring", "Models")
-        .whereLayer("OpenFGA client")
-        .mayOnlyBeAccessedByLayers("Wiring", "Stores", "Models")
-        // the stores' migration gate reads the migration's record as the rules do; the models'
-        // ConfigMap carries the operator's managed-by label
-        .whereLayer("Migration rules")
-        .mayOnlyBeAccessedByLayers(
-            "Wiring", "Status command", "Migration", "Stores", "Models", "Config")
-        .whereLayer("Config")
-        .mayOnlyBeAccessedByLayers(
-            "Wiring", "Status command", "Migration", "Stores", "Models", "Ops")
-        .whereLayer("Ops")
-        .mayOnlyBeAccessedByLayers(
-            "Wiring", "Status command", "Migration", "Stores", "Models", "OpenFGA client")
-        .whereLayer("Kube")
-        .mayOnlyBeAccessedByLayers(
-            "Wiring",
-            "Status command",
-            "Migration",
-            "Stores",
-            "Models",
-            "OpenFGA client",
-            "Migration rules");
+    LayeredArchitecture architecture =
+        layeredArchitecture().consideringOnlyDependenciesInLayers().withOptionalLayers(true);
+    for (Room room : ROOMS) {
+      architecture = architecture.layer(room.name()).definedBy(room.packages());
+    }
+    for (Room room : ROOMS) {
+      List<String> users = USED_BY.get(room.name());
+      architecture =
+          users.isEmpty()
+              ? architecture.whereLayer(room.name()).mayNotBeAccessedByAnyLayer()
+              : architecture
+                  .whereLayer(room.name())
+                  .mayOnlyBeAccessedByLayers(users.toArray(String[]::new));
+    }
+    return architecture;
   }
 }
