@@ -153,51 +153,8 @@ public final class Controllers implements AutoCloseable {
       String identity,
       boolean exitOnStopLeading,
       MeterRegistry registry) {
-    Leadership leadership =
-        config.leaderElect() && !config.dryRun()
-            ? new Leadership(
-                client,
-                config.leaseNamespace().orElseGet(client::getNamespace),
-                config.leaseName(),
-                identity,
-                exitOnStopLeading)
-            : null;
-    Operator operator =
-        new Operator(
-            o -> {
-              o.withKubernetesClient(client)
-                  .withCloseClientOnStop(false)
-                  .checkingCRDAndValidateLocalModel(false)
-                  .withUseSSAToPatchPrimaryResource(false)
-                  .withSSABasedCreateUpdateMatchForDependentResources(false)
-                  .withConcurrentReconciliationThreads(4)
-                  // The reconcile gets the cached Deployment itself, not a JSON round-trip copy:
-                  // nothing the reconcile calls changes it (the planner is pure, the Job builder
-                  // copies, writes build their own patches), as with the Jobs and ConfigMaps.
-                  .withResourceCloner(NO_COPY)
-                  .withStopOnInformerErrorDuringStartup(true)
-                  .withCacheSyncTimeout(Duration.ofMinutes(2))
-                  // a stop (a rolling update: then the Lease is handed back) waits for the
-                  // reconciles under way: the next leader must not plan while a Job create of
-                  // this one is still on its way (JOSDK's default waits for nothing)
-                  .withReconciliationTerminationTimeout(STOP_WAIT);
-              if (registry != null) {
-                o.withMetrics(MicrometerMetrics.withoutPerResourceMetrics(registry));
-              }
-              if (leadership != null) {
-                // JOSDK's own exit on stop-leading calls System.exit from inside our shutdown
-                // hook (the Lease future is cancelled there) and the JVM hangs: Leadership exits
-                // only when the Lease is lost while running
-                o.withLeaderElectionConfiguration(
-                    LeaderElectionConfigurationBuilder.aLeaderElectionConfiguration(
-                            leadership.name())
-                        .withLeaseNamespace(leadership.namespace())
-                        .withIdentity(identity)
-                        .withExitOnStopLeading(false)
-                        .withLeaderCallbacks(leadership.callbacks())
-                        .build());
-              }
-            });
+    Leadership leadership = leadership(client, config, identity, exitOnStopLeading);
+    Operator operator = operator(client, leadership, identity, registry);
     FailureEvidence evidence = new FailureEvidence(client, config.failureLogLines());
     EventRecorder events = new EventRecorder(client, identity);
     Planner planner = new Planner(config.policy());
@@ -210,12 +167,81 @@ public final class Controllers implements AutoCloseable {
             evidence,
             clock,
             config.dryRun());
-    GenericRetry retry =
-        new GenericRetry()
-            .withoutMaxAttempts()
-            .setInitialInterval(Duration.ofSeconds(1))
-            .setIntervalMultiplier(2)
-            .setMaxInterval(Duration.ofMinutes(5).toMillis());
+    GenericRetry retry = retry();
+    registerMigrations(operator, reconciler, retry, config);
+    if (config.storesAndModels()) {
+      registerStoresAndModels(operator, client, config, events, clock, registry, retry);
+    }
+    return new Controllers(operator, leadership, evidence, reconciler, planner, client);
+  }
+
+  /** Leader election's state, or {@code null} without it (or in a dry run). */
+  private static Leadership leadership(
+      KubernetesClient client, OperatorConfig config, String identity, boolean exitOnStopLeading) {
+    return config.leaderElect() && !config.dryRun()
+        ? new Leadership(
+            client,
+            config.leaseNamespace().orElseGet(client::getNamespace),
+            config.leaseName(),
+            identity,
+            exitOnStopLeading)
+        : null;
+  }
+
+  /** JOSDK, configured for every controller. */
+  private static Operator operator(
+      KubernetesClient client, Leadership leadership, String identity, MeterRegistry registry) {
+    return new Operator(
+        o -> {
+          o.withKubernetesClient(client)
+              .withCloseClientOnStop(false)
+              .checkingCRDAndValidateLocalModel(false)
+              .withUseSSAToPatchPrimaryResource(false)
+              .withSSABasedCreateUpdateMatchForDependentResources(false)
+              .withConcurrentReconciliationThreads(4)
+              // The reconcile gets the cached Deployment itself, not a JSON round-trip copy:
+              // nothing the reconcile calls changes it (the planner is pure, the Job builder
+              // copies, writes build their own patches), as with the Jobs and ConfigMaps.
+              .withResourceCloner(NO_COPY)
+              .withStopOnInformerErrorDuringStartup(true)
+              .withCacheSyncTimeout(Duration.ofMinutes(2))
+              // a stop (a rolling update: then the Lease is handed back) waits for the
+              // reconciles under way: the next leader must not plan while a Job create of
+              // this one is still on its way (JOSDK's default waits for nothing)
+              .withReconciliationTerminationTimeout(STOP_WAIT);
+          if (registry != null) {
+            o.withMetrics(MicrometerMetrics.withoutPerResourceMetrics(registry));
+          }
+          if (leadership != null) {
+            // JOSDK's own exit on stop-leading calls System.exit from inside our shutdown
+            // hook (the Lease future is cancelled there) and the JVM hangs: Leadership exits
+            // only when the Lease is lost while running
+            o.withLeaderElectionConfiguration(
+                LeaderElectionConfigurationBuilder.aLeaderElectionConfiguration(leadership.name())
+                    .withLeaseNamespace(leadership.namespace())
+                    .withIdentity(identity)
+                    .withExitOnStopLeading(false)
+                    .withLeaderCallbacks(leadership.callbacks())
+                    .build());
+          }
+        });
+  }
+
+  /** A failed reconcile is tried again 1 s later, then twice as long each time, up to 5 min. */
+  private static GenericRetry retry() {
+    return new GenericRetry()
+        .withoutMaxAttempts()
+        .setInitialInterval(Duration.ofSeconds(1))
+        .setIntervalMultiplier(2)
+        .setMaxInterval(Duration.ofMinutes(5).toMillis());
+  }
+
+  /** The migration controller, on the Deployments with the discovery labels. */
+  private static void registerMigrations(
+      Operator operator,
+      MigrationReconciler reconciler,
+      GenericRetry retry,
+      OperatorConfig config) {
     operator.register(
         reconciler,
         c -> {
@@ -233,47 +259,55 @@ public final class Controllers implements AutoCloseable {
             c.withItemStore(new TrimmingDeploymentStore());
           }
         });
-    if (config.storesAndModels()) {
-      java.net.http.HttpClient http = FgaApi.defaultHttpClient();
-      // one per process: both controllers fetch an OIDC token once per expiry, not per reconcile
-      // (for up to Credentials.Cache.KEPT Secrets in use)
-      Connector connector = new Connector(client, http, new Credentials.Cache(), clock);
-      // at most two of the four reconcile threads in calls to OpenFGA: the migrations keep two
-      OpenFgaCallLimit slots = new OpenFgaCallLimit();
-      // the servers FGAStores may name; the stores each FGAStore was confirmed for (both shared)
-      Servers servers = new Servers(config.openfgaServers());
-      Claims claims = new Claims();
-      // every event, not only a new generation: a touched resource is looked at again (a store
-      // deleted out of band is found at once, not at the next recheck)
-      operator.register(
-          new StoreReconciler(client, connector, slots, servers, claims, events, clock),
-          c ->
-              watched(
-                  c.withName(STORE_CONTROLLER)
-                      .withRetry(retry)
-                      .withGenerationAware(false)
-                      .withInformerListLimit(OperatorClient.LIST_PAGE_SIZE),
-                  config));
-      operator.register(
-          new ModelReconciler(
-              client,
-              connector,
-              slots,
-              servers,
-              claims,
-              events,
-              clock,
-              registry == null ? ModelMetrics.none() : new ModelMetrics(registry),
-              config.modelTestMaxChecks()),
-          c ->
-              watched(
-                  c.withName(MODEL_CONTROLLER)
-                      .withRetry(retry)
-                      .withGenerationAware(false)
-                      .withInformerListLimit(OperatorClient.LIST_PAGE_SIZE),
-                  config));
-    }
-    return new Controllers(operator, leadership, evidence, reconciler, planner, client);
+  }
+
+  /** The FGAStore and FGAModel controllers (--stores-and-models). */
+  private static void registerStoresAndModels(
+      Operator operator,
+      KubernetesClient client,
+      OperatorConfig config,
+      EventRecorder events,
+      Clock clock,
+      MeterRegistry registry,
+      GenericRetry retry) {
+    java.net.http.HttpClient http = FgaApi.defaultHttpClient();
+    // one per process: both controllers fetch an OIDC token once per expiry, not per reconcile
+    // (for up to Credentials.Cache.KEPT Secrets in use)
+    Connector connector = new Connector(client, http, new Credentials.Cache(), clock);
+    // at most two of the four reconcile threads in calls to OpenFGA: the migrations keep two
+    OpenFgaCallLimit slots = new OpenFgaCallLimit();
+    // the servers FGAStores may name; the stores each FGAStore was confirmed for (both shared)
+    Servers servers = new Servers(config.openfgaServers());
+    Claims claims = new Claims();
+    // every event, not only a new generation: a touched resource is looked at again (a store
+    // deleted out of band is found at once, not at the next recheck)
+    operator.register(
+        new StoreReconciler(client, connector, slots, servers, claims, events, clock),
+        c ->
+            watched(
+                c.withName(STORE_CONTROLLER)
+                    .withRetry(retry)
+                    .withGenerationAware(false)
+                    .withInformerListLimit(OperatorClient.LIST_PAGE_SIZE),
+                config));
+    operator.register(
+        new ModelReconciler(
+            client,
+            connector,
+            slots,
+            servers,
+            claims,
+            events,
+            clock,
+            registry == null ? ModelMetrics.none() : new ModelMetrics(registry),
+            config.modelTestMaxChecks()),
+        c ->
+            watched(
+                c.withName(MODEL_CONTROLLER)
+                    .withRetry(retry)
+                    .withGenerationAware(false)
+                    .withInformerListLimit(OperatorClient.LIST_PAGE_SIZE),
+                config));
   }
 
   /** A controller watches the namespaces the flags name (or all). */

@@ -42,9 +42,7 @@ public final class Main {
   }
 
   /** Runs the operator until the JVM shuts down; returns the exit code. */
-  private static int run(StartupConfig startup) {
-    Logging.configure(startup.logging());
-    OperatorConfig config = startup.operator();
+  private static void logStart(OperatorConfig config) {
     LOG.atInfo()
         .addKeyValue("version", Flags.version())
         .addKeyValue(
@@ -56,6 +54,39 @@ public final class Main {
             config.dryRun()
                 ? "Starting openfga-operator in dry-run mode: nothing is written"
                 : "Starting openfga-operator");
+  }
+
+  /** /healthz and /readyz, and /metrics with the ready gauge, where the flags say. */
+  private static void serveEndpoints(
+      OperatorConfig config, Controllers operator, Metrics metrics, Deque<AutoCloseable> opened)
+      throws IOException {
+    if (metrics != null) {
+      metrics.registerReady(operator::isReady);
+    }
+    if (config.healthAddress().isPresent()) {
+      BindAddress address = BindAddress.parse(config.healthAddress().get());
+      HealthServer health = HealthServer.start(address, operator::isHealthy, operator::isReady);
+      opened.push(health);
+      LOG.atInfo()
+          .addKeyValue("address", address)
+          .addKeyValue("port", health.port())
+          .log("Serving /healthz and /readyz");
+    }
+    if (config.metricsAddress().isPresent()) {
+      BindAddress address = BindAddress.parse(config.metricsAddress().get());
+      MetricsServer metricsServer = MetricsServer.start(address, metrics.registry());
+      opened.push(metricsServer);
+      LOG.atInfo()
+          .addKeyValue("address", address)
+          .addKeyValue("port", metricsServer.port())
+          .log("Serving /metrics");
+    }
+  }
+
+  private static int run(StartupConfig startup) {
+    Logging.configure(startup.logging());
+    OperatorConfig config = startup.operator();
+    logStart(config);
     Deque<AutoCloseable> opened = new ConcurrentLinkedDeque<>();
     CountDownLatch stopped = new CountDownLatch(1);
     Thread shutdown =
@@ -80,31 +111,7 @@ public final class Main {
           Controllers.create(
               client, config, Clock.systemUTC(), metrics == null ? null : metrics.registry());
       opened.push(operator);
-      if (metrics != null) {
-        // what /readyz says, for an alert on an operator that runs but is not ready
-        io.micrometer.core.instrument.Gauge.builder(
-                "openfga.operator.ready", operator, o -> o.isReady() ? 1 : 0)
-            .description("1 when every informer is synced and watching (as /readyz), else 0")
-            .register(metrics.registry());
-      }
-      if (config.healthAddress().isPresent()) {
-        BindAddress address = BindAddress.parse(config.healthAddress().get());
-        HealthServer health = HealthServer.start(address, operator::isHealthy, operator::isReady);
-        opened.push(health);
-        LOG.atInfo()
-            .addKeyValue("address", address)
-            .addKeyValue("port", health.port())
-            .log("Serving /healthz and /readyz");
-      }
-      if (config.metricsAddress().isPresent()) {
-        BindAddress address = BindAddress.parse(config.metricsAddress().get());
-        MetricsServer metricsServer = MetricsServer.start(address, metrics.registry());
-        opened.push(metricsServer);
-        LOG.atInfo()
-            .addKeyValue("address", address)
-            .addKeyValue("port", metricsServer.port())
-            .log("Serving /metrics");
-      }
+      serveEndpoints(config, operator, metrics, opened);
       operator.start();
     } catch (IOException | RuntimeException e) {
       LOG.error("Failed to start", e);

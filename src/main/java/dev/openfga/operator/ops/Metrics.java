@@ -41,6 +41,17 @@ public final class Metrics implements AutoCloseable {
     return registry;
   }
 
+  /**
+   * {@code openfga_operator_ready}: 1 while {@code ready} says so (what /readyz answers), else 0;
+   * for an alert on an operator that runs but is not ready.
+   */
+  public void registerReady(java.util.function.BooleanSupplier ready) {
+    io.micrometer.core.instrument.Gauge.builder(
+            "openfga.operator.ready", ready, r -> r.getAsBoolean() ? 1 : 0)
+        .description("1 when every informer is synced and watching (as /readyz), else 0")
+        .register(registry);
+  }
+
   @Override
   public void close() {
     gc.close();
