@@ -18,17 +18,14 @@ import dev.openfga.operator.status.StatusRow.EventInfo;
 import dev.openfga.operator.status.StatusRow.JobInfo;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Event;
-import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -176,7 +173,7 @@ public final class StatusView {
             retryAt,
             retryIn,
             o.job().map(j -> job(j, d)),
-            lastEvent(o.events(), d).map(e -> event(e, second))));
+            DeploymentEvents.last(o.events(), d).map(e -> event(e, second))));
   }
 
   /** The version the image of the migrated container stands for, as the planner reads it. */
@@ -300,79 +297,18 @@ public final class StatusView {
         MigrationJob.isTrusted(job, d));
   }
 
-  /**
-   * The newest Event whose involved object is this Deployment (same kind, namespace and name; same
-   * UID when both have one, so a deleted Deployment's Events do not count). Newest by {@link
-   * #eventTime}, then creation time, then resourceVersion, then list order.
-   */
-  static Optional<Event> lastEvent(List<Event> events, Deployment d) {
-    List<Event> about = new ArrayList<>();
-    for (Event e : events) {
-      if (isAbout(e, d)) {
-        about.add(e);
-      }
-    }
-    Comparator<Event> newest =
-        Comparator.comparing(
-                (Event e) -> eventTime(e).orElse(Instant.MIN), Comparator.naturalOrder())
-            .thenComparing(e -> created(e).orElse(Instant.MIN))
-            .thenComparing(StatusView::resourceVersion);
-    Event last = null;
-    for (Event e : about) {
-      if (last == null || newest.compare(e, last) >= 0) {
-        last = e;
-      }
-    }
-    return Optional.ofNullable(last);
-  }
-
-  private static boolean isAbout(Event e, Deployment d) {
-    ObjectReference ref = e.getInvolvedObject();
-    if (ref == null || !"Deployment".equals(ref.getKind())) {
-      return false;
-    }
-    String namespace =
-        ref.getNamespace() != null ? ref.getNamespace() : e.getMetadata().getNamespace();
-    if (!Objects.equals(d.getMetadata().getName(), ref.getName())
-        || !Objects.equals(d.getMetadata().getNamespace(), namespace)) {
-      return false;
-    }
-    String uid = d.getMetadata().getUid();
-    return uid == null || ref.getUid() == null || uid.equals(ref.getUid());
-  }
-
-  /** lastTimestamp, else eventTime, else firstTimestamp, else creationTimestamp. */
-  static Optional<Instant> eventTime(Event e) {
-    return parse(e.getLastTimestamp())
-        .or(() -> parse(e.getEventTime() == null ? null : e.getEventTime().getTime()))
-        .or(() -> parse(e.getFirstTimestamp()))
-        .or(() -> created(e));
-  }
-
-  private static Optional<Instant> created(Event e) {
-    return parse(e.getMetadata() == null ? null : e.getMetadata().getCreationTimestamp());
-  }
-
-  private static long resourceVersion(Event e) {
-    try {
-      return Long.parseLong(e.getMetadata().getResourceVersion());
-    } catch (RuntimeException notANumber) {
-      return Long.MIN_VALUE;
-    }
-  }
-
-  private static Optional<Instant> parse(String time) {
-    return time == null || time.isBlank() ? Optional.empty() : Timestamps.parse(time);
-  }
-
   private static EventInfo event(Event e, Instant now) {
-    Optional<Instant> time = eventTime(e);
+    Optional<Instant> time = DeploymentEvents.time(e);
     return new EventInfo(
         e.getType() == null ? "" : e.getType(),
         e.getReason() == null ? "" : e.getReason(),
         e.getMessage() == null ? "" : e.getMessage(),
         time,
         time.map(t -> nonNegative(Duration.between(t, now))));
+  }
+
+  private static Optional<Instant> parse(String time) {
+    return time == null || time.isBlank() ? Optional.empty() : Timestamps.parse(time);
   }
 
   private static String annotation(Job job, String key) {
