@@ -107,7 +107,7 @@ public final class Demo {
             StatusReader.read(cluster.client(), Optional.of(MockCluster.NS)), Instant.now());
     StatusTable.table(rows, false).lines().forEach(line -> say("  " + line));
     say("");
-    say("Try it on a cluster: see the README, section \"Running against a real cluster\".");
+    say("Try it on a cluster: see the README, section \"Quick start on a cluster\".");
     return 0;
   }
 
