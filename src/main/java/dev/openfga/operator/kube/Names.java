@@ -30,6 +30,13 @@ public final class Names {
     return fit(deployment, JOB_SUFFIX, JOB_NAME_MAX);
   }
 
+  public static final String TUPLES_RECORD_SUFFIX = "-tuples-record";
+
+  /** The ownership record of the FGATuples of that name (a ConfigMap in its namespace). */
+  public static String tuplesRecord(String fgaTuples) {
+    return fit(fgaTuples, TUPLES_RECORD_SUFFIX, CONFIG_MAP_NAME_MAX);
+  }
+
   public static String statusConfigMap(String deployment) {
     return fit(deployment, STATUS_SUFFIX, CONFIG_MAP_NAME_MAX);
   }

@@ -1,0 +1,240 @@
+package dev.openfga.operator.tuples;
+
+import dev.openfga.operator.kube.JsonPatch;
+import dev.openfga.operator.kube.Names;
+import dev.openfga.operator.kube.Timestamps;
+import dev.openfga.operator.migration.rules.Keys;
+import dev.openfga.operator.openfga.TupleKey;
+import dev.openfga.operator.tuples.TuplesObservation.Record;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SortedSet;
+import java.util.TreeSet;
+import java.util.zip.GZIPInputStream;
+import java.util.zip.GZIPOutputStream;
+
+/**
+ * The ownership record of an FGATuples: the ConfigMap {@code <name>-tuples-record} in its
+ * namespace that lists the tuples it created in its store (gzip'd, sorted, one key a line) and the
+ * ones it is about to create. It has no owner reference while the FGATuples lives: a restore from a
+ * backup or a re-created FGATuples (a new uid) adopts it instead of the garbage collector taking it
+ * (ADR 0020). It is read with a GET when looked at, never cached.
+ */
+final class OwnershipRecord {
+  /** The most bytes a record's data may take (a ConfigMap holds 1 MiB, with its metadata). */
+  static final int MAX_BYTES = 900_000;
+
+  static final String COMPONENT = "fgatuples-record";
+  static final String FORMAT = "1";
+  private static final PatchContext JSON_PATCH = PatchContext.of(PatchType.JSON);
+
+  private static final com.fasterxml.jackson.databind.ObjectMapper SERIALIZER =
+      new com.fasterxml.jackson.databind.ObjectMapper();
+
+  private final KubernetesClient client;
+
+  OwnershipRecord(KubernetesClient client) {
+    this.client = client;
+  }
+
+  /** The record of {@code t}, as read now. */
+  Record read(FGATuples t) {
+    String name = Names.tuplesRecord(t.getMetadata().getName());
+    ConfigMap cm = client.configMaps().inNamespace(t.getMetadata().getNamespace()).withName(name).get();
+    try {
+      return decode(t, cm);
+    } catch (IllegalStateException e) {
+      return new Record.Foreign(
+          "ConfigMap " + t.getMetadata().getNamespace() + "/" + name + ": " + e.getMessage());
+    }
+  }
+
+  /** The record a ConfigMap holds for {@code t} (null: none). */
+  static Record decode(FGATuples t, ConfigMap cm) {
+    if (cm == null) {
+      return new Record.Absent();
+    }
+    String where = "ConfigMap " + cm.getMetadata().getNamespace() + "/" + cm.getMetadata().getName();
+    Map<String, String> labels =
+        cm.getMetadata().getLabels() == null ? Map.of() : cm.getMetadata().getLabels();
+    Map<String, String> data = cm.getData() == null ? Map.of() : cm.getData();
+    if (!Keys.MANAGED_BY_OPERATOR.equals(labels.get(Keys.MANAGED_BY))
+        || !COMPONENT.equals(labels.get(Keys.COMPONENT))
+        || !t.getMetadata().getName().equals(data.get("fgatuples"))) {
+      return new Record.Foreign(
+          where
+              + " exists and is not the ownership record of this FGATuples: rename or delete it");
+    }
+    if (!FORMAT.equals(data.get("format")) || data.get("storeId") == null) {
+      return new Record.Foreign(where + " is a record of a format this operator does not read");
+    }
+    Map<String, String> binary = cm.getBinaryData() == null ? Map.of() : cm.getBinaryData();
+    return new Record.Own(
+        data.get("storeId"),
+        keys(binary.get("owned.gz")),
+        keys(binary.get("pending.gz")),
+        Optional.ofNullable(data.get("pendingSince")).flatMap(Timestamps::parse),
+        data.getOrDefault("uid", ""),
+        cm.getMetadata().getResourceVersion());
+  }
+
+  /** Writes the record of a {@link TuplesStep.WriteRecord}; the answer. */
+  TuplesAnswer write(FGATuples t, TuplesStep.WriteRecord step) {
+    String ns = t.getMetadata().getNamespace();
+    String name = Names.tuplesRecord(t.getMetadata().getName());
+    Map<String, String> data = new LinkedHashMap<>();
+    data.put("format", FORMAT);
+    data.put("fgatuples", t.getMetadata().getName());
+    data.put("uid", t.getMetadata().getUid());
+    data.put("storeId", step.storeId());
+    data.put("owned", Integer.toString(step.owned().size()));
+    step.pendingSince().ifPresent(s -> data.put("pendingSince", Timestamps.format(s)));
+    Map<String, String> binary = new LinkedHashMap<>();
+    binary.put("owned.gz", encode(step.owned()));
+    binary.put("pending.gz", encode(step.pending()));
+    int bytes = binary.values().stream().mapToInt(v -> v.length() * 3 / 4).sum();
+    if (bytes > MAX_BYTES) {
+      return new TuplesAnswer.RecordRefused(
+          TuplesReason.TooManyTuples,
+          "the ownership record "
+              + name
+              + " would take "
+              + bytes
+              + " bytes, over "
+              + MAX_BYTES
+              + ": declare fewer (or shorter) tuples per FGATuples");
+    }
+    try {
+      ConfigMap written;
+      if (step.resourceVersion().isEmpty()) {
+        written =
+            client
+                .configMaps()
+                .inNamespace(ns)
+                .resource(
+                    new ConfigMapBuilder()
+                        .withNewMetadata()
+                        .withName(name)
+                        .withNamespace(ns)
+                        .addToLabels(Keys.MANAGED_BY, Keys.MANAGED_BY_OPERATOR)
+                        .addToLabels(Keys.COMPONENT, COMPONENT)
+                        .endMetadata()
+                        .withData(data)
+                        .withBinaryData(binary)
+                        .build())
+                .create();
+      } else {
+        ConfigMap observed =
+            new ConfigMapBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withNamespace(ns)
+                .withResourceVersion(step.resourceVersion().get())
+                .endMetadata()
+                .build();
+        written =
+            client
+                .configMaps()
+                .inNamespace(ns)
+                .withName(name)
+                .patch(
+                    JSON_PATCH,
+                    JsonPatch.guardedBy(observed)
+                        .add("/data", data)
+                        .add("/binaryData", binary)
+                        .json());
+      }
+      return new TuplesAnswer.RecordWritten(step, written.getMetadata().getResourceVersion());
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == 409 || e.getCode() == 422 || e.getCode() == 404) {
+        // created or changed by someone since it was read (a JSON patch's test fails with 422)
+        return new TuplesAnswer.RecordChanged();
+      }
+      return new TuplesAnswer.RecordRefused(
+          TuplesReason.OpenFGARequestFailed,
+          "the API server refused the ownership record "
+              + name
+              + ": HTTP "
+              + e.getCode()
+              + " "
+              + Optional.ofNullable(e.getStatus()).map(s -> s.getMessage()).orElse(""));
+    }
+  }
+
+  /** Hands the record to the garbage collector: owned by {@code t}, which is being deleted. */
+  TuplesAnswer giveAway(FGATuples t) {
+    String ns = t.getMetadata().getNamespace();
+    String name = Names.tuplesRecord(t.getMetadata().getName());
+    var ref =
+        new OwnerReferenceBuilder()
+            .withApiVersion(t.getApiVersion())
+            .withKind(t.getKind())
+            .withName(t.getMetadata().getName())
+            .withUid(t.getMetadata().getUid())
+            .build();
+    try {
+      client
+          .configMaps()
+          .inNamespace(ns)
+          .withName(name)
+          .patch(
+              PatchContext.of(PatchType.JSON_MERGE),
+              SERIALIZER.writeValueAsString(
+                  Map.of("metadata", Map.of("ownerReferences", List.of(ref)))));
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 404) {
+        throw e;
+      }
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+    return new TuplesAnswer.RecordGivenAway();
+  }
+
+  static String encode(SortedSet<TupleKey> keys) {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    try (GZIPOutputStream gz = new GZIPOutputStream(bytes)) {
+      for (TupleKey k : keys) {
+        gz.write(k.text().getBytes(StandardCharsets.UTF_8));
+        gz.write('\n');
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return Base64.getEncoder().encodeToString(bytes.toByteArray());
+  }
+
+  static SortedSet<TupleKey> keys(String base64) {
+    SortedSet<TupleKey> keys = new TreeSet<>();
+    if (base64 == null || base64.isEmpty()) {
+      return keys;
+    }
+    try (GZIPInputStream gz =
+        new GZIPInputStream(new ByteArrayInputStream(Base64.getDecoder().decode(base64)))) {
+      String text = new String(gz.readAllBytes(), StandardCharsets.UTF_8);
+      for (String line : text.split("\n")) {
+        if (!line.isEmpty()) {
+          keys.add(TupleKey.parse(line));
+        }
+      }
+    } catch (IOException | IllegalArgumentException e) {
+      throw new IllegalStateException("the ownership record does not read: " + e.getMessage(), e);
+    }
+    return keys;
+  }
+}

@@ -1,0 +1,253 @@
+package dev.openfga.operator.tuples;
+
+import dev.openfga.operator.kube.EventRecorder;
+import dev.openfga.operator.kube.StatusWrites;
+import dev.openfga.operator.models.FGAModel;
+import dev.openfga.operator.openfga.Connector;
+import dev.openfga.operator.openfga.OpenFgaCallLimit;
+import dev.openfga.operator.openfga.Servers;
+import dev.openfga.operator.openfga.TupleKey;
+import dev.openfga.operator.stores.Claims;
+import dev.openfga.operator.stores.FGAStore;
+import dev.openfga.operator.tuples.TuplesObservation.Desired;
+import dev.openfga.operator.tuples.TuplesObservation.Record;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
+import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reconciles an {@link FGATuples}: observe (the FGATuples and the tuples it declares, its FGAStore
+ * and whether this process confirmed it, the FGAModel of {@code spec.modelRef}, its ownership
+ * record, the tuples other FGATuples of the same FGAStore declare) → decide ({@link TuplesPlanner},
+ * pure) → make the call it asks for ({@link TuplesCalls}: read the model, read the store, write
+ * the record, delete, create) and decide again with the answer, until it is done → the Events, the
+ * status written once. Deleting the resource ({@link Cleaner}) deletes its own tuples only with
+ * {@code deletionPolicy: Delete}.
+ */
+public final class TuplesReconciler implements Reconciler<FGATuples>, Cleaner<FGATuples> {
+  private static final Logger LOG = LoggerFactory.getLogger(TuplesReconciler.class);
+
+  /** The calls one reconcile may make: a plan that asks for more is a bug, not a wait. */
+  static final int MAX_CALLS = 3 * TuplesPlanner.MAX_TUPLES + 20;
+
+  private final KubernetesClient client;
+  private final Connector connector;
+  private final EventRecorder events;
+  private final Clock clock;
+  private final OpenFgaCallLimit limit;
+  private final Claims claims;
+  private final TuplesPlanner planner;
+  private final OwnershipRecord record;
+  private final int perWrite;
+
+  /**
+   * @param perWrite the most tuples one Write carries ({@code --tuples-per-write})
+   */
+  public TuplesReconciler(
+      KubernetesClient client,
+      Connector connector,
+      OpenFgaCallLimit limit,
+      Servers servers,
+      Claims claims,
+      EventRecorder events,
+      Clock clock,
+      int perWrite) {
+    this.client = client;
+    this.connector = connector;
+    this.limit = limit;
+    this.claims = claims;
+    this.events = events;
+    this.clock = clock;
+    this.perWrite = perWrite;
+    this.planner = new TuplesPlanner(servers);
+    this.record = new OwnershipRecord(client);
+  }
+
+  @Override
+  public UpdateControl<FGATuples> reconcile(FGATuples tuples, Context<FGATuples> context) {
+    return limit.inSlot(
+        () -> {
+          TuplesPlan.Done done = run(observe(tuples, context, false));
+          if (done.status().isEmpty()) {
+            return UpdateControl.<FGATuples>noUpdate().rescheduleAfter(done.again());
+          }
+          return StatusWrites.update(
+              client, tuples, tuples.getStatus(), done.status().get(), done.again());
+        },
+        () -> UpdateControl.<FGATuples>noUpdate().rescheduleAfter(OpenFgaCallLimit.BUSY_AGAIN));
+  }
+
+  @Override
+  public DeleteControl cleanup(FGATuples tuples, Context<FGATuples> context) {
+    return limit.inSlot(
+        () -> {
+          TuplesPlan.Done done = run(observe(tuples, context, true));
+          return done.removeFinalizer()
+              ? DeleteControl.defaultDelete()
+              : DeleteControl.noFinalizerRemoval().rescheduleAfter(done.again());
+        },
+        () -> DeleteControl.noFinalizerRemoval().rescheduleAfter(OpenFgaCallLimit.BUSY_AGAIN));
+  }
+
+  /** Plans and makes the calls until the plan is done; its Events and log line sent. */
+  private TuplesPlan.Done run(TuplesObservation o) {
+    TuplesCalls calls = new TuplesCalls(connector, record);
+    TuplesPlan plan;
+    try {
+      for (plan = planner.plan(o); plan instanceof TuplesPlan.Call call; plan = planner.plan(o)) {
+        if (o.answers().size() >= MAX_CALLS) {
+          throw new IllegalStateException(
+              "an FGATuples plan asked for more than " + MAX_CALLS + " calls");
+        }
+        o = o.with(calls.run(call.step(), o));
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return new TuplesPlan.Done(
+          Optional.empty(), List.of(), Optional.empty(), OpenFgaCallLimit.BUSY_AGAIN, false);
+    }
+    TuplesPlan.Done done = (TuplesPlan.Done) plan;
+    FGATuples t = o.tuples();
+    done.note()
+        .ifPresent(
+            n -> {
+              var line = n.reason().isPresent() ? LOG.atWarn() : LOG.atDebug();
+              line.addKeyValue("fgatuples", ref(t));
+              n.reason().ifPresent(r -> line.addKeyValue("reason", r.name()));
+              line.log(n.message());
+            });
+    for (TuplesPlan.Emit e : done.events()) {
+      events.emit(t, e.reason().name(), e.reason().warning(), e.message(), e.key(), clock.instant());
+    }
+    return done;
+  }
+
+  /** What the decision looks at. */
+  private TuplesObservation observe(FGATuples t, Context<FGATuples> context, boolean deleting) {
+    Instant now = clock.instant();
+    String ns = t.getMetadata().getNamespace();
+    Desired desired =
+        deleting ? new Desired.Valid(new TreeMap<>(), "") : declared(ns, t.getSpec());
+    String storeName = t.getSpec().getStoreRef() == null ? null : t.getSpec().getStoreRef().getName();
+    Optional<FGAStore> store =
+        storeName == null
+            ? Optional.empty()
+            : Optional.ofNullable(
+                client.resources(FGAStore.class).inNamespace(ns).withName(storeName).get());
+    Optional<FGAModel> model =
+        t.getSpec().getModelRef() == null || t.getSpec().getModelRef().getName() == null
+            ? Optional.empty()
+            : Optional.ofNullable(
+                client
+                    .resources(FGAModel.class)
+                    .inNamespace(ns)
+                    .withName(t.getSpec().getModelRef().getName())
+                    .get());
+    Record own = record.read(t);
+    return new TuplesObservation(
+        t,
+        now,
+        desired,
+        store,
+        store.map(this::confirmed).orElse(false),
+        model,
+        own,
+        declaredElsewhere(t, storeName, own, context),
+        perWrite,
+        deleting,
+        List.of());
+  }
+
+  /**
+   * The tuples the other FGATuples of the same FGAStore declare (not those being deleted). When one
+   * of them cannot be read, every tuple this one owns counts as declared elsewhere: nothing is
+   * deleted until it reads.
+   */
+  private Set<TupleKey> declaredElsewhere(
+      FGATuples t, String storeName, Record own, Context<FGATuples> context) {
+    Set<TupleKey> keys = new HashSet<>();
+    String ns = t.getMetadata().getNamespace();
+    List<FGATuples> siblings =
+        context.getPrimaryCache().list().filter(s -> isSibling(t, s, storeName)).toList();
+    for (FGATuples s : siblings) {
+      if (declared(ns, s.getSpec()) instanceof Desired.Valid valid) {
+        keys.addAll(valid.tuples().keySet());
+      } else if (own instanceof Record.Own o) {
+        keys.addAll(o.owned());
+      }
+    }
+    return keys;
+  }
+
+  private static boolean isSibling(FGATuples t, FGATuples s, String storeName) {
+    return storeName != null
+        && s.getMetadata().getNamespace().equals(t.getMetadata().getNamespace())
+        && !s.getMetadata().getUid().equals(t.getMetadata().getUid())
+        && s.getMetadata().getDeletionTimestamp() == null
+        && s.getSpec() != null
+        && s.getSpec().getStoreRef() != null
+        && storeName.equals(s.getSpec().getStoreRef().getName());
+  }
+
+  /** Whether this process's FGAStore controller confirmed the FGAStore for its store. */
+  private boolean confirmed(FGAStore store) {
+    String url =
+        store.getSpec() == null || store.getSpec().getOpenfgaRef() == null
+            ? null
+            : store.getSpec().getOpenfgaRef().getUrl();
+    return url != null
+        && store.getStatus() != null
+        && claims.confirmed(store.getMetadata().getUid(), url, store.getStatus().getStoreId());
+  }
+
+  /** The tuples the spec declares; or why they cannot be read. */
+  private Desired declared(String ns, FGATuples.Spec spec) {
+    boolean inline = spec.getTuples() != null;
+    boolean from = spec.getTuplesFrom() != null;
+    if (inline == from) {
+      return new Desired.Invalid(
+          TuplesReason.InvalidSource, "exactly one of spec.tuples, spec.tuplesFrom must be set");
+    }
+    if (inline) {
+      return DeclaredTuples.fromSpec(spec.getTuples());
+    }
+    FGAModel.KeyRef ref = spec.getTuplesFrom().getConfigMapKeyRef();
+    if (ref == null || ref.getName() == null || ref.getKey() == null) {
+      return new Desired.Invalid(
+          TuplesReason.InvalidSource, "spec.tuplesFrom.configMapKeyRef needs name and key");
+    }
+    ConfigMap source = client.configMaps().inNamespace(ns).withName(ref.getName()).get();
+    String text =
+        source == null || source.getData() == null ? null : source.getData().get(ref.getKey());
+    if (text == null) {
+      return new Desired.Invalid(
+          TuplesReason.SourceNotFound,
+          "ConfigMap "
+              + ns
+              + "/"
+              + ref.getName()
+              + (source == null ? " does not exist" : " has no key " + ref.getKey()));
+    }
+    return DeclaredTuples.fromText(
+        text,
+        ref.getKey().endsWith(".json"),
+        "ConfigMap " + ns + "/" + ref.getName() + " key " + ref.getKey());
+  }
+
+  static String ref(FGATuples t) {
+    return t.getMetadata().getNamespace() + "/" + t.getMetadata().getName();
+  }
+}
