@@ -34,6 +34,40 @@ public final class ApiException extends IOException {
     return status == 400 && !"authorization_model_not_found".equals(code);
   }
 
+  /**
+   * A write failed on the store's tuples: a tuple to write already exists, or one to delete does
+   * not (400 {@code write_failed_due_to_invalid_input}; OpenFGA names only the first). Nothing of
+   * the write was applied. {@link #refused} is true for it too.
+   */
+  public boolean duplicateOrMissing() {
+    return status == 400 && "write_failed_due_to_invalid_input".equals(code);
+  }
+
+  /**
+   * A tuple the model does not allow (400 {@code validation_error}: a type, relation or condition
+   * it does not define, a user that is no object, a condition missing), named in {@link #detail}.
+   * Nothing of the write was applied. {@link #refused} is true for it too.
+   */
+  public boolean invalidTuple() {
+    return status == 400 && "validation_error".equals(code);
+  }
+
+  /**
+   * More writes and deletes in one request than the server takes (400 {@code
+   * exceeded_entity_limit}; 100 by default). {@link #refused} is true for it too.
+   */
+  public boolean entityLimit() {
+    return status == 400 && "exceeded_entity_limit".equals(code);
+  }
+
+  /**
+   * 409: the write conflicted with the store's tuples, e.g. with {@code on_duplicate: ignore} a
+   * tuple that exists with another condition, or a concurrent write. Not {@link #refused}.
+   */
+  public boolean conflict() {
+    return status == 409;
+  }
+
   /** OpenFGA's error code, e.g. {@code store_id_not_found}, or empty. */
   public String code() {
     return code;

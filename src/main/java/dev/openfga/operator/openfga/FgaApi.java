@@ -2,6 +2,7 @@ package dev.openfga.operator.openfga;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.net.ConnectException;
@@ -19,7 +20,8 @@ import java.util.Optional;
 /**
  * The few calls of the OpenFGA HTTP API the store and model controllers make, on the JDK's HTTP
  * client (ADR 0017): stores (list, get, create, delete), authorization models (list, write), and
- * for a model's tests in a scratch store: tuple writes, check and list-objects.
+ * tuples (write, read: {@link #tuples}); and for a model's tests in a scratch store: check and
+ * list-objects.
  *
  * <p>Timeouts on every call. Reads and deletes are retried on a connection failure, a 429 or a 5xx,
  * with backoff; a create is retried only when it cannot have reached the server (connection
@@ -38,6 +40,7 @@ public final class FgaApi {
   private final URI base;
   private final Bearer bearer;
   private final Sleeper sleeper;
+  private final TupleApi tuples = new TupleApi(this);
 
   /** The bearer token of each call, or empty for none ({@link Credentials#bearer}). */
   @FunctionalInterface
@@ -77,6 +80,11 @@ public final class FgaApi {
         .version(HttpClient.Version.HTTP_1_1)
         .connectTimeout(Duration.ofSeconds(5))
         .build();
+  }
+
+  /** The tuple calls (write, read) on this server, through the same retries and errors. */
+  public TupleApi tuples() {
+    return tuples;
   }
 
   /** Every store (all pages). */
@@ -160,15 +168,44 @@ public final class FgaApi {
     return answer.path("authorization_model_id").asText();
   }
 
-  /** Writes relationship tuples ({@code user}, {@code relation}, {@code object}[, condition]). */
+  /**
+   * Writes relationship tuples ({@code user}, {@code relation}, {@code object}[, condition]) as
+   * they are, in writes of {@value #PAGE_SIZE}.
+   */
   public void writeTuples(String storeId, String modelId, List<JsonNode> tuples)
       throws IOException, InterruptedException {
-    for (int from = 0; from < tuples.size(); from += 100) { // OpenFGA takes 100 per write
-      ObjectNode body = JSON.createObjectNode().put("authorization_model_id", modelId);
-      var keys = body.putObject("writes").putArray("tuple_keys");
-      tuples.subList(from, Math.min(tuples.size(), from + 100)).forEach(keys::add);
-      send("POST", "/stores/" + segment(storeId) + "/write", body, false);
+    for (int from = 0; from < tuples.size(); from += PAGE_SIZE) {
+      ArrayNode writes = TupleApi.array();
+      tuples.subList(from, Math.min(tuples.size(), from + PAGE_SIZE)).forEach(writes::add);
+      this.tuples.write(
+          storeId, TupleApi.writeBody(modelId, writes, TupleApi.array(), false, false));
     }
+  }
+
+  /**
+   * The model's JSON ({@code id}, {@code schema_version}, {@code type_definitions}, {@code
+   * conditions}), or empty when the store has no model of this id (OpenFGA answers 400 {@code
+   * authorization_model_not_found}). A store that is gone is an error.
+   */
+  public Optional<JsonNode> model(String storeId, String modelId)
+      throws IOException, InterruptedException {
+    String path = "/stores/" + segment(storeId) + "/authorization-models/" + segment(modelId);
+    try {
+      JsonNode m = send("GET", path, null, true).path("authorization_model");
+      return m.isObject() ? Optional.of(m) : Optional.empty();
+    } catch (ApiException e) {
+      if (e.code().equals("authorization_model_not_found")) {
+        return Optional.empty();
+      }
+      throw e;
+    }
+  }
+
+  /** The store's newest model, or empty when it has none. */
+  public Optional<Model> newestModel(String storeId) throws IOException, InterruptedException {
+    String path = "/stores/" + segment(storeId) + "/authorization-models?page_size=1";
+    JsonNode m = send("GET", path, null, true).path("authorization_models").path(0);
+    return m.isObject() ? Optional.of(new Model(m.path("id").asText(), m)) : Optional.empty();
   }
 
   /** Whether {@code user} has {@code relation} on {@code object} ({@code context}: or null). */
@@ -220,7 +257,7 @@ public final class FgaApi {
         : "&continuation_token=" + URLEncoder.encode(token, StandardCharsets.UTF_8);
   }
 
-  private static String segment(String id) {
+  static String segment(String id) {
     if (!id.matches("[A-Za-z0-9_-]+")) {
       throw new IllegalArgumentException("not an OpenFGA id: " + id);
     }
@@ -228,7 +265,7 @@ public final class FgaApi {
   }
 
   /** One call with its retries; the answer's JSON ({@code {}} for an empty answer). */
-  private JsonNode send(String method, String path, JsonNode body, boolean idempotent)
+  JsonNode send(String method, String path, JsonNode body, boolean idempotent)
       throws IOException, InterruptedException {
     HttpRequest.Builder request =
         HttpRequest.newBuilder(URI.create(base + path))
