@@ -51,9 +51,11 @@ final class DeclaredTuples {
     } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
       // the parser's message may quote the text (a condition's context): only where it stopped
       var at = e.getLocation();
-      String place = at == null ? "" : " at line " + at.getLineNr() + ", column " + at.getColumnNr();
+      String place =
+          at == null ? "" : " at line " + at.getLineNr() + ", column " + at.getColumnNr();
       return new Desired.Invalid(
-          TuplesReason.InvalidSource, where + " does not read as " + (json ? "JSON" : "YAML") + place);
+          TuplesReason.InvalidSource,
+          where + " does not read as " + (json ? "JSON" : "YAML") + place);
     }
     if (node != null && node.isObject() && node.has("tuples")) {
       node = node.get("tuples");
@@ -78,7 +80,8 @@ final class DeclaredTuples {
         return new Desired.Invalid(TuplesReason.InvalidSource, at + ": " + problem);
       }
       TupleKey key =
-          new TupleKey(t.get("object").asText(), t.get("relation").asText(), t.get("user").asText());
+          new TupleKey(
+              t.get("object").asText(), t.get("relation").asText(), t.get("user").asText());
       JsonNode c = t.path("condition");
       TupleCondition condition =
           c.isObject() ? new TupleCondition(c.get("name").asText(), c.get("context")) : null;

@@ -33,6 +33,7 @@ final class Ledger {
   final List<TupleKey> created = new ArrayList<>();
   final List<TupleKey> restored = new ArrayList<>();
   final List<TupleKey> deleted = new ArrayList<>();
+
   /** Tuples a create found already there (refused as duplicates, then read). */
   final SortedSet<TupleKey> foundPresent = new TreeSet<>();
 
@@ -78,7 +79,9 @@ final class Ledger {
           first = false;
         } else {
           // a re-read after a duplicate: what is there now was not written by this FGATuples
-          r.present().keySet().stream().filter(k -> !l.owned.contains(k)).forEach(l.foundPresent::add);
+          r.present().keySet().stream()
+              .filter(k -> !l.owned.contains(k))
+              .forEach(l.foundPresent::add);
         }
       } else if (a instanceof TuplesAnswer.Deleted d) {
         for (TupleKey k : d.keys()) {

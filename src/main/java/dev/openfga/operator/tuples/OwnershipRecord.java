@@ -29,11 +29,11 @@ import java.util.zip.GZIPInputStream;
 import java.util.zip.GZIPOutputStream;
 
 /**
- * The ownership record of an FGATuples: the ConfigMap {@code <name>-tuples-record} in its
- * namespace that lists the tuples it created in its store (gzip'd, sorted, one key a line) and the
- * ones it is about to create. It has no owner reference while the FGATuples lives: a restore from a
- * backup or a re-created FGATuples (a new uid) adopts it instead of the garbage collector taking it
- * (ADR 0020). It is read with a GET when looked at, never cached.
+ * The ownership record of an FGATuples: the ConfigMap {@code <name>-tuples-record} in its namespace
+ * that lists the tuples it created in its store (gzip'd, sorted, one key a line) and the ones it is
+ * about to create. It has no owner reference while the FGATuples lives: a restore from a backup or
+ * a re-created FGATuples (a new uid) adopts it instead of the garbage collector taking it (ADR
+ * 0020). It is read with a GET when looked at, never cached.
  */
 final class OwnershipRecord {
   /** The most bytes a record's data may take (a ConfigMap holds 1 MiB, with its metadata). */
@@ -55,7 +55,8 @@ final class OwnershipRecord {
   /** The record of {@code t}, as read now. */
   Record read(FGATuples t) {
     String name = Names.tuplesRecord(t.getMetadata().getName());
-    ConfigMap cm = client.configMaps().inNamespace(t.getMetadata().getNamespace()).withName(name).get();
+    ConfigMap cm =
+        client.configMaps().inNamespace(t.getMetadata().getNamespace()).withName(name).get();
     try {
       return decode(t, cm);
     } catch (IllegalStateException e) {
@@ -69,7 +70,8 @@ final class OwnershipRecord {
     if (cm == null) {
       return new Record.Absent();
     }
-    String where = "ConfigMap " + cm.getMetadata().getNamespace() + "/" + cm.getMetadata().getName();
+    String where =
+        "ConfigMap " + cm.getMetadata().getNamespace() + "/" + cm.getMetadata().getName();
     Map<String, String> labels =
         cm.getMetadata().getLabels() == null ? Map.of() : cm.getMetadata().getLabels();
     Map<String, String> data = cm.getData() == null ? Map.of() : cm.getData();
@@ -77,8 +79,7 @@ final class OwnershipRecord {
         || !COMPONENT.equals(labels.get(Keys.COMPONENT))
         || !t.getMetadata().getName().equals(data.get("fgatuples"))) {
       return new Record.Foreign(
-          where
-              + " exists and is not the ownership record of this FGATuples: rename or delete it");
+          where + " exists and is not the ownership record of this FGATuples: rename or delete it");
     }
     if (!FORMAT.equals(data.get("format")) || data.get("storeId") == null) {
       return new Record.Foreign(where + " is a record of a format this operator does not read");

@@ -37,8 +37,8 @@ public sealed interface TuplesAnswer {
   record Created(List<TupleKey> keys, boolean restored) implements TuplesAnswer {}
 
   /**
-   * {@link TuplesStep.Create}: OpenFGA refused the batch (nothing of it written) because one of
-   * its tuples is already there.
+   * {@link TuplesStep.Create}: OpenFGA refused the batch (nothing of it written) because one of its
+   * tuples is already there.
    */
   record Duplicate(List<TupleKey> keys) implements TuplesAnswer {}
 

@@ -107,14 +107,22 @@ final class TuplesCalls {
   private TuplesAnswer create(TuplesStep.Create step) throws IOException, InterruptedException {
     List<TupleKey> keys = step.tuples().stream().map(Tuple::key).toList();
     try {
-      api.tuples().write(step.storeId(), step.modelId(), step.tuples(), List.of(), step.ignoreDuplicates(), false);
+      api.tuples()
+          .write(
+              step.storeId(),
+              step.modelId(),
+              step.tuples(),
+              List.of(),
+              step.ignoreDuplicates(),
+              false);
       return new TuplesAnswer.Created(keys, step.ignoreDuplicates());
     } catch (ApiException e) {
       if (e.duplicateOrMissing() || e.conflict()) {
         return new TuplesAnswer.Duplicate(keys);
       }
       if (e.invalidTuple()) {
-        return new TuplesAnswer.Invalid(keys, "OpenFGA refused a batch of " + keys.size() + " tuples: " + e.detail());
+        return new TuplesAnswer.Invalid(
+            keys, "OpenFGA refused a batch of " + keys.size() + " tuples: " + e.detail());
       }
       if (e.entityLimit()) {
         return new TuplesAnswer.OverLimit(keys.size());

@@ -72,7 +72,11 @@ final class TuplesDeletion {
     if (!l.deleted.isEmpty()) {
       d.emit(
           TuplesReason.TuplesWritten,
-          "deleted " + l.deleted.size() + " tuples in store " + storeId + " (deletionPolicy Delete)",
+          "deleted "
+              + l.deleted.size()
+              + " tuples in store "
+              + storeId
+              + " (deletionPolicy Delete)",
           "deleted/" + o.now());
     }
     return afterDeletes(d);
@@ -82,7 +86,9 @@ final class TuplesDeletion {
     return call(new TuplesStep.GiveRecordAway());
   }
 
-  /** Waits for the store; after {@link TuplesPlanner#GIVE_UP}, lets the tuples be, with a Warning. */
+  /**
+   * Waits for the store; after {@link TuplesPlanner#GIVE_UP}, lets the tuples be, with a Warning.
+   */
   private static TuplesPlan giveUpOrWait(TuplesDraft d, Record.Own own, String why) {
     Instant since =
         Timestamps.parse(d.o.tuples().getMetadata().getDeletionTimestamp()).orElse(d.o.now());

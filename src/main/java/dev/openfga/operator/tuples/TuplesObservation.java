@@ -56,9 +56,9 @@ public record TuplesObservation(
 
     /**
      * This FGATuples' record (or an earlier one's of the same name): the store it is for, the
-     * tuples it created there, the tuples it was about to create and since when (a crash before
-     * the record was written again leaves them), the uid of the FGATuples that last wrote it, and
-     * the ConfigMap's resourceVersion.
+     * tuples it created there, the tuples it was about to create and since when (a crash before the
+     * record was written again leaves them), the uid of the FGATuples that last wrote it, and the
+     * ConfigMap's resourceVersion.
      */
     record Own(
         String storeId,

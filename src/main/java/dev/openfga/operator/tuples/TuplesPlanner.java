@@ -57,8 +57,7 @@ public final class TuplesPlanner {
   /** The next call to make for the FGATuples of {@code o}, or the end of its reconcile. */
   public TuplesPlan plan(TuplesObservation o) {
     TuplesDraft d =
-        new TuplesDraft(
-            o, o.tuples().getSpec().getTuplesFrom() != null ? SOURCE_RECHECK : RECHECK);
+        new TuplesDraft(o, o.tuples().getSpec().getTuplesFrom() != null ? SOURCE_RECHECK : RECHECK);
     if (o.deleting()) {
       return TuplesDeletion.plan(d, servers);
     }
@@ -115,7 +114,8 @@ public final class TuplesPlanner {
         || !desired.hash().equals(s.getDeclaredHash())
         || !storeId.equals(s.getStoreId())
         || s.getVerifiedAt() == null
-        || !java.util.Objects.equals(o.tuples().getMetadata().getGeneration(), s.getObservedGeneration())
+        || !java.util.Objects.equals(
+            o.tuples().getMetadata().getGeneration(), s.getObservedGeneration())
         || !Conditions.isTrue(s.getConditions(), Conditions.READY)
         || pinned.isPresent() && !pinned.get().equals(s.getModelId())
         || !(o.record() instanceof Record.Own own)
@@ -130,8 +130,7 @@ public final class TuplesPlanner {
   private static Duration untilRecheck(TuplesObservation o) {
     Instant due = verifiedAt(o.tuples().getStatus()).plus(RECHECK);
     Duration left = Duration.between(o.now(), due);
-    Duration source =
-        o.tuples().getSpec().getTuplesFrom() != null ? SOURCE_RECHECK : RECHECK;
+    Duration source = o.tuples().getSpec().getTuplesFrom() != null ? SOURCE_RECHECK : RECHECK;
     return left.compareTo(source) < 0 ? left.plusSeconds(1) : source;
   }
 

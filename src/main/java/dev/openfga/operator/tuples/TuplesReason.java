@@ -25,8 +25,10 @@ public enum TuplesReason {
   BatchSizeReduced(false, true),
   /** Ready=False, no Event: the FGAStore is not ready (it says why) or not usable from here. */
   StoreNotReady(true, false),
-  /** Ready=False, no Event: the FGAModel of spec.modelRef has no published model yet, or the
-   * store has no model. */
+  /**
+   * Ready=False, no Event: the FGAModel of spec.modelRef has no published model yet, or the store
+   * has no model.
+   */
   WaitingForModel(true, false),
   /** Ready=False, Warning: the ConfigMap or key of spec.tuplesFrom does not exist. */
   SourceNotFound(true, true),
@@ -46,15 +48,15 @@ public enum TuplesReason {
   /** Ready=False, Warning: OpenFGA answered an error or could not be reached, after retries. */
   OpenFGARequestFailed(true, true),
   /**
-   * InSync=False, Warning: declared tuples are not in the store and could not be written (the
-   * Ready condition says why).
+   * InSync=False, Warning: declared tuples are not in the store and could not be written (the Ready
+   * condition says why).
    */
   TuplesMissing(true, true),
   /** InSync=True: at the last look every declared tuple was in the store. No Event. */
   TuplesInSync(true, false),
   /**
-   * InSync=False, Warning: a declared tuple is in the store with another condition (or context)
-   * and is not this FGATuples' own: it is left as it is.
+   * InSync=False, Warning: a declared tuple is in the store with another condition (or context) and
+   * is not this FGATuples' own: it is left as it is.
    */
   ConditionConflict(true, true);
 

@@ -32,8 +32,8 @@ import org.slf4j.LoggerFactory;
  * Reconciles an {@link FGATuples}: observe (the FGATuples and the tuples it declares, its FGAStore
  * and whether this process confirmed it, the FGAModel of {@code spec.modelRef}, its ownership
  * record, the tuples other FGATuples of the same FGAStore declare) → decide ({@link TuplesPlanner},
- * pure) → make the call it asks for ({@link TuplesCalls}: read the model, read the store, write
- * the record, delete, create) and decide again with the answer, until it is done → the Events, the
+ * pure) → make the call it asks for ({@link TuplesCalls}: read the model, read the store, write the
+ * record, delete, create) and decide again with the answer, until it is done → the Events, the
  * status written once. Deleting the resource ({@link Cleaner}) deletes its own tuples only with
  * {@code deletionPolicy: Delete}.
  */
@@ -130,7 +130,8 @@ public final class TuplesReconciler implements Reconciler<FGATuples>, Cleaner<FG
               line.log(n.message());
             });
     for (TuplesPlan.Emit e : done.events()) {
-      events.emit(t, e.reason().name(), e.reason().warning(), e.message(), e.key(), clock.instant());
+      events.emit(
+          t, e.reason().name(), e.reason().warning(), e.message(), e.key(), clock.instant());
     }
     return done;
   }
@@ -139,9 +140,9 @@ public final class TuplesReconciler implements Reconciler<FGATuples>, Cleaner<FG
   private TuplesObservation observe(FGATuples t, Context<FGATuples> context, boolean deleting) {
     Instant now = clock.instant();
     String ns = t.getMetadata().getNamespace();
-    Desired desired =
-        deleting ? new Desired.Valid(new TreeMap<>(), "") : declared(ns, t.getSpec());
-    String storeName = t.getSpec().getStoreRef() == null ? null : t.getSpec().getStoreRef().getName();
+    Desired desired = deleting ? new Desired.Valid(new TreeMap<>(), "") : declared(ns, t.getSpec());
+    String storeName =
+        t.getSpec().getStoreRef() == null ? null : t.getSpec().getStoreRef().getName();
     Optional<FGAStore> store =
         storeName == null
             ? Optional.empty()

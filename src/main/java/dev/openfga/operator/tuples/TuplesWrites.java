@@ -20,8 +20,8 @@ import java.util.SortedSet;
 import java.util.TreeSet;
 
 /**
- * The tuples of a usable FGATuples in its store, one call at a time: the model read and every
- * tuple checked against it, the store read, deletes, the record's intent, creates, the record, the
+ * The tuples of a usable FGATuples in its store, one call at a time: the model read and every tuple
+ * checked against it, the store read, deletes, the record's intent, creates, the record, the
  * status. Part of {@link TuplesPlanner}; pure.
  */
 final class TuplesWrites {
@@ -139,7 +139,12 @@ final class TuplesWrites {
         Conditions.READY,
         true,
         TuplesReason.TuplesReady.name(),
-        desired.tuples().size() + " tuples declared in store " + storeId + " (model " + modelId + ")",
+        desired.tuples().size()
+            + " tuples declared in store "
+            + storeId
+            + " (model "
+            + modelId
+            + ")",
         d.o.now());
     SortedSet<TupleKey> conflicts = TuplesPlanner.otherCondition(desired, l);
     conflicts.removeAll(l.owned);
@@ -259,7 +264,9 @@ final class TuplesWrites {
     d.next.setRecordName(Names.tuplesRecord(d.o.tuples().getMetadata().getName()));
   }
 
-  /** InSync=False (TuplesMissing) when declared tuples were read absent and are still not written. */
+  /**
+   * InSync=False (TuplesMissing) when declared tuples were read absent and are still not written.
+   */
   private static void missing(TuplesDraft d, Desired.Valid desired, Ledger l) {
     SortedSet<TupleKey> absent = new TreeSet<>();
     for (TupleKey k : desired.tuples().keySet()) {
@@ -283,7 +290,8 @@ final class TuplesWrites {
       String storeId, Ledger l, Desired.Valid desired) {
     SortedSet<TupleKey> owned = new TreeSet<>();
     for (TupleKey k : l.owned) {
-      boolean goneForGood = l.read.contains(k) && !l.present.containsKey(k) && !desired.tuples().containsKey(k);
+      boolean goneForGood =
+          l.read.contains(k) && !l.present.containsKey(k) && !desired.tuples().containsKey(k);
       if (!goneForGood) {
         owned.add(k);
       }
@@ -301,7 +309,9 @@ final class TuplesWrites {
     TuplesAnswer last = answers.get(answers.size() - 1);
     if (last instanceof TuplesAnswer.Duplicate dup) {
       return Optional.of(
-          call(new TuplesStep.ReadStore(d.o.store().orElseThrow().getStatus().getStoreId(), new TreeSet<>(dup.keys()))));
+          call(
+              new TuplesStep.ReadStore(
+                  d.o.store().orElseThrow().getStatus().getStoreId(), new TreeSet<>(dup.keys()))));
     }
     if (answers.size() >= 2
         && last instanceof TuplesAnswer.StoreRead read

@@ -63,12 +63,15 @@ class TuplesPlannerTest {
     }
   }
 
-  /** A store as OpenFGA keeps it, answering the plan's calls; the record as the API server keeps it. */
+  /**
+   * A store as OpenFGA keeps it, answering the plan's calls; the record as the API server keeps it.
+   */
   private static final class SimulatedStore {
     final Map<TupleKey, Tuple> tuples = new TreeMap<>();
     final List<TuplesStep> calls = new ArrayList<>();
     Record record = new Record.Absent();
     int writes;
+
     /** When set, answers a call instead of the store (e.g. a failure). */
     Function<TuplesStep, TuplesAnswer> instead = s -> null;
 
@@ -83,7 +86,9 @@ class TuplesPlannerTest {
       }
       if (step instanceof TuplesStep.ReadStore read) {
         Map<TupleKey, Tuple> present = new HashMap<>();
-        read.keys().stream().filter(tuples::containsKey).forEach(k -> present.put(k, tuples.get(k)));
+        read.keys().stream()
+            .filter(tuples::containsKey)
+            .forEach(k -> present.put(k, tuples.get(k)));
         return new TuplesAnswer.StoreRead(read.keys(), present);
       }
       if (step instanceof TuplesStep.WriteRecord w) {
@@ -108,7 +113,8 @@ class TuplesPlannerTest {
         if (!c.ignoreDuplicates() && keys.stream().anyMatch(tuples::containsKey)) {
           return new TuplesAnswer.Duplicate(keys);
         }
-        c.tuples().forEach(t -> tuples.putIfAbsent(t.key(), new Tuple(t.key(), t.condition(), NOW)));
+        c.tuples()
+            .forEach(t -> tuples.putIfAbsent(t.key(), new Tuple(t.key(), t.condition(), NOW)));
         return new TuplesAnswer.Created(keys, c.ignoreDuplicates());
       }
       if (step instanceof TuplesStep.GiveRecordAway) {
@@ -119,8 +125,19 @@ class TuplesPlannerTest {
 
     /** Plans until done, answering every call; the end. */
     TuplesPlan.Done drive(TuplesObservation o) {
-      o = new TuplesObservation(o.tuples(), o.now(), o.desired(), o.store(), o.confirmed(), o.model(),
-          record, o.declaredElsewhere(), o.perWrite(), o.deleting(), List.of());
+      o =
+          new TuplesObservation(
+              o.tuples(),
+              o.now(),
+              o.desired(),
+              o.store(),
+              o.confirmed(),
+              o.model(),
+              record,
+              o.declaredElsewhere(),
+              o.perWrite(),
+              o.deleting(),
+              List.of());
       TuplesPlan plan = PLANNER.plan(o);
       int n = 0;
       while (plan instanceof TuplesPlan.Call call) {
@@ -231,15 +248,22 @@ class TuplesPlannerTest {
     assertThat(status.getPreExisting()).isZero();
     assertThat(condition(done, "Ready").getReason()).isEqualTo("TuplesReady");
     assertThat(condition(done, "InSync").getStatus()).isEqualTo("True");
-    assertThat(events(done)).containsExactly(
-        "TuplesWritten: created 250 and deleted 0 tuples in store " + STORE + " (model " + MODEL_ID + ")");
+    assertThat(events(done))
+        .containsExactly(
+            "TuplesWritten: created 250 and deleted 0 tuples in store "
+                + STORE
+                + " (model "
+                + MODEL_ID
+                + ")");
   }
 
   @Test
   void aSmallerFlagMakesSmallerBatches() {
     SimulatedStore s = new SimulatedStore();
     s.drive(observed(resource(specs(25)), 10, Set.of()));
-    assertThat(s.calls(TuplesStep.Create.class)).extracting(c -> c.tuples().size()).containsExactly(10, 10, 5);
+    assertThat(s.calls(TuplesStep.Create.class))
+        .extracting(c -> c.tuples().size())
+        .containsExactly(10, 10, 5);
   }
 
   @Test
@@ -267,7 +291,9 @@ class TuplesPlannerTest {
 
     TuplesPlan.Done again = s.drive(observed(t));
 
-    assertThat(s.calls).extracting(c -> c.getClass().getSimpleName()).containsExactly("ReadModel", "ReadStore");
+    assertThat(s.calls)
+        .extracting(c -> c.getClass().getSimpleName())
+        .containsExactly("ReadModel", "ReadStore");
     assertThat(again.status().orElseThrow().getVerifiedAt()).isEqualTo(Timestamps.format(NOW));
     assertThat(again.events()).isEmpty();
   }
@@ -290,7 +316,10 @@ class TuplesPlannerTest {
     s.drive(observed(t));
 
     assertThat(s.tuples).containsOnlyKeys(app);
-    assertThat(s.calls(TuplesStep.Delete.class)).flatExtracting(TuplesStep.Delete::keys).doesNotContain(app).hasSize(2);
+    assertThat(s.calls(TuplesStep.Delete.class))
+        .flatExtracting(TuplesStep.Delete::keys)
+        .doesNotContain(app)
+        .hasSize(2);
   }
 
   @Test
@@ -319,8 +348,13 @@ class TuplesPlannerTest {
     s.tuples.put(mine, new Tuple(mine, null, NOW.minusSeconds(30)));
     s.tuples.put(theirs, new Tuple(theirs, null, NOW.minus(Duration.ofHours(2))));
     s.record =
-        new Record.Own(STORE, new TreeSet<>(), new TreeSet<>(Set.of(mine, theirs)),
-            Optional.of(NOW.minusSeconds(60)), "uid-1", "rv0");
+        new Record.Own(
+            STORE,
+            new TreeSet<>(),
+            new TreeSet<>(Set.of(mine, theirs)),
+            Optional.of(NOW.minusSeconds(60)),
+            "uid-1",
+            "rv0");
 
     s.drive(observed(resource(specs(2))));
 
@@ -341,11 +375,14 @@ class TuplesPlannerTest {
 
     TuplesPlan.Done done = s.drive(observed(t));
 
-    assertThat(s.calls(TuplesStep.Create.class)).singleElement()
+    assertThat(s.calls(TuplesStep.Create.class))
+        .singleElement()
         .satisfies(c -> assertThat(c.ignoreDuplicates()).isTrue());
     assertThat(s.tuples).containsKey(gone);
-    assertThat(events(done)).anyMatch(e -> e.startsWith("TuplesRestored: 1 tuples") && e.contains(gone.text()));
-    assertThat(done.events()).filteredOn(e -> e.reason() == TuplesReason.TuplesRestored)
+    assertThat(events(done))
+        .anyMatch(e -> e.startsWith("TuplesRestored: 1 tuples") && e.contains(gone.text()));
+    assertThat(done.events())
+        .filteredOn(e -> e.reason() == TuplesReason.TuplesRestored)
         .allMatch(e -> e.reason().warning());
   }
 
@@ -388,7 +425,10 @@ class TuplesPlannerTest {
             "Invalid tuple 'org:acme#admin@group:g'. Reason: type 'group' is not an allowed type"
                 + " restriction for 'org#admin'",
             "Invalid tuple 'org:acme#owner@user:carl'. Reason: relation 'org#owner' not found");
-    assertThat(events(done)).singleElement().asString().startsWith("InvalidTuples: 2 declared tuples");
+    assertThat(events(done))
+        .singleElement()
+        .asString()
+        .startsWith("InvalidTuples: 2 declared tuples");
   }
 
   @Test
@@ -425,7 +465,8 @@ class TuplesPlannerTest {
     s.instead =
         step ->
             step instanceof TuplesStep.Create && ++creates[0] == 2
-                ? new TuplesAnswer.Failed(CallFailure.of(new IOException("HTTP 500 internal_error")))
+                ? new TuplesAnswer.Failed(
+                    CallFailure.of(new IOException("HTTP 500 internal_error")))
                 : null;
     FGATuples t = resource(specs(250));
     TuplesPlan.Done failed = s.drive(observed(t));
@@ -440,7 +481,9 @@ class TuplesPlannerTest {
     s.calls.clear();
     TuplesPlan.Done done = s.drive(observed(t));
 
-    assertThat(s.calls(TuplesStep.Create.class)).extracting(c -> c.tuples().size()).containsExactly(100, 50);
+    assertThat(s.calls(TuplesStep.Create.class))
+        .extracting(c -> c.tuples().size())
+        .containsExactly(100, 50);
     assertThat(done.status().orElseThrow().getWritten()).isEqualTo(250);
     assertThat(condition(done, "InSync").getStatus()).isEqualTo("True");
   }
@@ -455,7 +498,9 @@ class TuplesPlannerTest {
                 : null;
     TuplesPlan.Done done = s.drive(observed(resource(specs(120))));
 
-    assertThat(s.calls(TuplesStep.Create.class)).extracting(c -> c.tuples().size()).containsExactly(100, 50, 50, 20);
+    assertThat(s.calls(TuplesStep.Create.class))
+        .extracting(c -> c.tuples().size())
+        .containsExactly(100, 50, 50, 20);
     assertThat(s.owned()).hasSize(120);
     assertThat(events(done)).anyMatch(e -> e.startsWith("BatchSizeReduced"));
   }
@@ -474,7 +519,8 @@ class TuplesPlannerTest {
 
     s.drive(observed(t));
 
-    assertThat(s.calls).extracting(x -> x.getClass().getSimpleName())
+    assertThat(s.calls)
+        .extracting(x -> x.getClass().getSimpleName())
         .containsSubsequence("Delete", "WriteRecord", "Create", "WriteRecord");
     Tuple written = s.tuples.get(key("org:acme", "viewer", "user:anne"));
     assertThat(written.condition().name()).isEqualTo("in_hours");
@@ -486,7 +532,9 @@ class TuplesPlannerTest {
     TupleKey k = key("org:acme", "viewer", "user:anne");
     s.tuples.put(k, new Tuple(k, new TupleCondition("in_hours", null), NOW.minusSeconds(7200)));
     TuplesPlan.Done done =
-        s.drive(observed(resource(List.of(new FGATuples.TupleSpec("user:anne", "viewer", "org:acme")))));
+        s.drive(
+            observed(
+                resource(List.of(new FGATuples.TupleSpec("user:anne", "viewer", "org:acme")))));
 
     assertThat(s.calls(TuplesStep.Delete.class)).isEmpty();
     assertThat(condition(done, "InSync").getReason()).isEqualTo("ConditionConflict");
@@ -498,8 +546,14 @@ class TuplesPlannerTest {
     SimulatedStore s = new SimulatedStore();
     TupleKey old = key("org:acme", "admin", "user:u9");
     s.tuples.put(old, new Tuple(old, null, NOW.minusSeconds(7200)));
-    s.record = new Record.Own("01OTHERSTORE00000000000000", new TreeSet<>(Set.of(old)),
-        new TreeSet<>(), Optional.empty(), "uid-1", "rv0");
+    s.record =
+        new Record.Own(
+            "01OTHERSTORE00000000000000",
+            new TreeSet<>(Set.of(old)),
+            new TreeSet<>(),
+            Optional.empty(),
+            "uid-1",
+            "rv0");
 
     TuplesPlan.Done done = s.drive(observed(resource(specs(1))));
 
@@ -528,28 +582,74 @@ class TuplesPlannerTest {
     FGATuples t = resource(specs(1));
     TuplesObservation o = observed(t);
     TuplesPlan noStore =
-        PLANNER.plan(new TuplesObservation(t, NOW, o.desired(), Optional.empty(), false,
-            Optional.empty(), new Record.Absent(), Set.of(), 100, false, List.of()));
+        PLANNER.plan(
+            new TuplesObservation(
+                t,
+                NOW,
+                o.desired(),
+                Optional.empty(),
+                false,
+                Optional.empty(),
+                new Record.Absent(),
+                Set.of(),
+                100,
+                false,
+                List.of()));
     assertThat(((TuplesPlan.Done) noStore).status().orElseThrow().getConditions())
-        .singleElement().satisfies(c -> assertThat(c.getReason()).isEqualTo("StoreNotReady"));
+        .singleElement()
+        .satisfies(c -> assertThat(c.getReason()).isEqualTo("StoreNotReady"));
 
     TuplesPlan foreign =
-        PLANNER.plan(new TuplesObservation(t, NOW, o.desired(), o.store(), true, Optional.empty(),
-            new Record.Foreign("ConfigMap team-a/base-tuples-record exists"), Set.of(), 100, false, List.of()));
+        PLANNER.plan(
+            new TuplesObservation(
+                t,
+                NOW,
+                o.desired(),
+                o.store(),
+                true,
+                Optional.empty(),
+                new Record.Foreign("ConfigMap team-a/base-tuples-record exists"),
+                Set.of(),
+                100,
+                false,
+                List.of()));
     assertThat(((TuplesPlan.Done) foreign).status().orElseThrow().getConditions())
-        .singleElement().satisfies(c -> assertThat(c.getReason()).isEqualTo("RecordConflict"));
+        .singleElement()
+        .satisfies(c -> assertThat(c.getReason()).isEqualTo("RecordConflict"));
 
     TuplesPlan unconfirmed =
-        PLANNER.plan(new TuplesObservation(t, NOW, o.desired(), o.store(), false, Optional.empty(),
-            new Record.Absent(), Set.of(), 100, false, List.of()));
+        PLANNER.plan(
+            new TuplesObservation(
+                t,
+                NOW,
+                o.desired(),
+                o.store(),
+                false,
+                Optional.empty(),
+                new Record.Absent(),
+                Set.of(),
+                100,
+                false,
+                List.of()));
     assertThat(((TuplesPlan.Done) unconfirmed).status()).isEmpty();
 
     TuplesPlan tooMany =
-        PLANNER.plan(new TuplesObservation(t, NOW,
-            DeclaredTuples.fromSpec(specs(TuplesPlanner.MAX_TUPLES + 1)), o.store(), true,
-            Optional.empty(), new Record.Absent(), Set.of(), 100, false, List.of()));
+        PLANNER.plan(
+            new TuplesObservation(
+                t,
+                NOW,
+                DeclaredTuples.fromSpec(specs(TuplesPlanner.MAX_TUPLES + 1)),
+                o.store(),
+                true,
+                Optional.empty(),
+                new Record.Absent(),
+                Set.of(),
+                100,
+                false,
+                List.of()));
     assertThat(((TuplesPlan.Done) tooMany).status().orElseThrow().getConditions())
-        .singleElement().satisfies(c -> assertThat(c.getReason()).isEqualTo("TooManyTuples"));
+        .singleElement()
+        .satisfies(c -> assertThat(c.getReason()).isEqualTo("TooManyTuples"));
   }
 
   @Test
@@ -562,8 +662,18 @@ class TuplesPlannerTest {
     model.getSpec().setStoreRef(new FGAStore.NameRef("payments"));
     TuplesObservation o = observed(t);
     TuplesObservation waiting =
-        new TuplesObservation(t, NOW, o.desired(), o.store(), true, Optional.of(model),
-            new Record.Absent(), Set.of(), 100, false, List.of());
+        new TuplesObservation(
+            t,
+            NOW,
+            o.desired(),
+            o.store(),
+            true,
+            Optional.of(model),
+            new Record.Absent(),
+            Set.of(),
+            100,
+            false,
+            List.of());
     TuplesPlan.Done wait = (TuplesPlan.Done) PLANNER.plan(waiting);
     assertThat(condition(wait, "Ready").getReason()).isEqualTo("WaitingForModel");
     assertThat(wait.events()).isEmpty();
@@ -575,7 +685,8 @@ class TuplesPlannerTest {
     SimulatedStore s = new SimulatedStore();
     TuplesPlan.Done done = s.drive(waiting);
 
-    assertThat(s.calls(TuplesStep.ReadModel.class)).singleElement()
+    assertThat(s.calls(TuplesStep.ReadModel.class))
+        .singleElement()
         .satisfies(r -> assertThat(r.modelId()).contains(MODEL_ID));
     assertThat(s.calls(TuplesStep.Create.class)).allMatch(c -> c.modelId().equals(MODEL_ID));
     assertThat(done.status().orElseThrow().getModelId()).isEqualTo(MODEL_ID);
@@ -583,8 +694,13 @@ class TuplesPlannerTest {
     // a new model id: looked at again at once, not after the recheck
     t.setStatus(done.status().orElseThrow());
     model.getStatus().setModelId("01HVMMBCMGZNT3SED4Z17ENEWM");
-    assertThat(TuplesPlanner.unchanged(waiting, (Desired.Valid) o.desired(), STORE,
-        Optional.of("01HVMMBCMGZNT3SED4Z17ENEWM"))).isFalse();
+    assertThat(
+            TuplesPlanner.unchanged(
+                waiting,
+                (Desired.Valid) o.desired(),
+                STORE,
+                Optional.of("01HVMMBCMGZNT3SED4Z17ENEWM")))
+        .isFalse();
   }
 
   @Test
@@ -595,8 +711,18 @@ class TuplesPlannerTest {
     FGATuples t = resource(specs(3));
     t.setStatus(s.drive(observed(t)).status().orElseThrow());
     TuplesObservation deleting =
-        new TuplesObservation(t, NOW, new Desired.Valid(new TreeMap<>(), ""), Optional.of(store()),
-            true, Optional.empty(), s.record, Set.of(), 100, true, List.of());
+        new TuplesObservation(
+            t,
+            NOW,
+            new Desired.Valid(new TreeMap<>(), ""),
+            Optional.of(store()),
+            true,
+            Optional.empty(),
+            s.record,
+            Set.of(),
+            100,
+            true,
+            List.of());
     s.calls.clear();
 
     TuplesPlan.Done retain = s.drive(deleting);
@@ -619,34 +745,90 @@ class TuplesPlannerTest {
     t.getMetadata().setDeletionTimestamp(Timestamps.format(NOW.minusSeconds(60)));
     FGAStore notReady = store();
     notReady.getStatus().getConditions().clear();
-    Record own = new Record.Own(STORE, new TreeSet<>(Set.of(key("org:acme", "admin", "user:u0"))),
-        new TreeSet<>(), Optional.empty(), "uid-1", "rv1");
-    TuplesPlan.Done wait = (TuplesPlan.Done) PLANNER.plan(new TuplesObservation(t, NOW,
-        new Desired.Valid(new TreeMap<>(), ""), Optional.of(notReady), true, Optional.empty(), own,
-        Set.of(), 100, true, List.of()));
+    Record own =
+        new Record.Own(
+            STORE,
+            new TreeSet<>(Set.of(key("org:acme", "admin", "user:u0"))),
+            new TreeSet<>(),
+            Optional.empty(),
+            "uid-1",
+            "rv1");
+    TuplesPlan.Done wait =
+        (TuplesPlan.Done)
+            PLANNER.plan(
+                new TuplesObservation(
+                    t,
+                    NOW,
+                    new Desired.Valid(new TreeMap<>(), ""),
+                    Optional.of(notReady),
+                    true,
+                    Optional.empty(),
+                    own,
+                    Set.of(),
+                    100,
+                    true,
+                    List.of()));
     assertThat(wait.removeFinalizer()).isFalse();
 
-    TuplesPlan.Done gaveUp = (TuplesPlan.Done) PLANNER.plan(new TuplesObservation(t,
-        NOW.plus(TuplesPlanner.GIVE_UP), new Desired.Valid(new TreeMap<>(), ""), Optional.of(notReady),
-        true, Optional.empty(), own, Set.of(), 100, true, List.of()));
+    TuplesPlan.Done gaveUp =
+        (TuplesPlan.Done)
+            PLANNER.plan(
+                new TuplesObservation(
+                    t,
+                    NOW.plus(TuplesPlanner.GIVE_UP),
+                    new Desired.Valid(new TreeMap<>(), ""),
+                    Optional.of(notReady),
+                    true,
+                    Optional.empty(),
+                    own,
+                    Set.of(),
+                    100,
+                    true,
+                    List.of()));
     assertThat(gaveUp.removeFinalizer()).isTrue();
-    assertThat(events(gaveUp)).singleElement().asString().startsWith("TuplesNotDeleted: the 1 tuples");
+    assertThat(events(gaveUp))
+        .singleElement()
+        .asString()
+        .startsWith("TuplesNotDeleted: the 1 tuples");
   }
 
   @Test
   void badSourcesAreNamedByPlace() {
-    assertThat(DeclaredTuples.fromText("- user: user:a\n  relation: admin\n", false, "ConfigMap a/b key t.yaml"))
-        .isEqualTo(new Desired.Invalid(TuplesReason.InvalidSource, "ConfigMap a/b key t.yaml[0]: needs a object"));
-    assertThat(DeclaredTuples.fromText("tuples:\n- {user: 'user:a', relation: admin, object: 'org:x'}\n"
-            + "- {user: 'user:a', relation: admin, object: 'org:x'}\n", false, "w"))
-        .isEqualTo(new Desired.Invalid(TuplesReason.InvalidSource, "w[1]: org:x#admin@user:a is declared twice"));
+    assertThat(
+            DeclaredTuples.fromText(
+                "- user: user:a\n  relation: admin\n", false, "ConfigMap a/b key t.yaml"))
+        .isEqualTo(
+            new Desired.Invalid(
+                TuplesReason.InvalidSource, "ConfigMap a/b key t.yaml[0]: needs a object"));
+    assertThat(
+            DeclaredTuples.fromText(
+                "tuples:\n- {user: 'user:a', relation: admin, object: 'org:x'}\n"
+                    + "- {user: 'user:a', relation: admin, object: 'org:x'}\n",
+                false,
+                "w"))
+        .isEqualTo(
+            new Desired.Invalid(
+                TuplesReason.InvalidSource, "w[1]: org:x#admin@user:a is declared twice"));
     Desired broken = DeclaredTuples.fromText("[{\"user\": \"s3cr3t", true, "w");
     assertThat(broken).isInstanceOf(Desired.Invalid.class);
-    assertThat(((Desired.Invalid) broken).message()).startsWith("w does not read as JSON at line 1").doesNotContain("s3cr3t");
-    assertThat(DeclaredTuples.fromText("[{\"user\": \"carl\", \"relation\": \"admin\", \"object\": \"org:x\"}]", true, "w"))
-        .isEqualTo(new Desired.Invalid(TuplesReason.InvalidSource, "w[0]: user carl is not type:id, type:id#relation or type:*"));
-    Desired ok = DeclaredTuples.fromText("- {user: 'group:g#member', relation: admin, object: 'org:x'}\n"
-        + "- {user: 'user:*', relation: viewer, object: 'org:x', condition: {name: in_hours, context: {hour: 3}}}\n", false, "w");
+    assertThat(((Desired.Invalid) broken).message())
+        .startsWith("w does not read as JSON at line 1")
+        .doesNotContain("s3cr3t");
+    assertThat(
+            DeclaredTuples.fromText(
+                "[{\"user\": \"carl\", \"relation\": \"admin\", \"object\": \"org:x\"}]",
+                true,
+                "w"))
+        .isEqualTo(
+            new Desired.Invalid(
+                TuplesReason.InvalidSource,
+                "w[0]: user carl is not type:id, type:id#relation or type:*"));
+    Desired ok =
+        DeclaredTuples.fromText(
+            "- {user: 'group:g#member', relation: admin, object: 'org:x'}\n"
+                + "- {user: 'user:*', relation: viewer, object: 'org:x', condition: {name: in_hours, context: {hour: 3}}}\n",
+            false,
+            "w");
     assertThat(((Desired.Valid) ok).tuples()).hasSize(2);
   }
 }
