@@ -23,6 +23,8 @@ import dev.openfga.operator.openfga.Servers;
 import dev.openfga.operator.stores.Claims;
 import dev.openfga.operator.stores.FGAStore;
 import dev.openfga.operator.stores.StoreReconciler;
+import dev.openfga.operator.tuples.FGATuples;
+import dev.openfga.operator.tuples.TuplesReconciler;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.Operator;
@@ -48,13 +50,16 @@ public final class Controllers implements AutoCloseable {
 
   /** The custom resources the controllers read: their client must know these kinds. */
   public static final List<Class<? extends io.fabric8.kubernetes.api.model.KubernetesResource>>
-      CUSTOM_KINDS = List.of(FGAStore.class, FGAModel.class);
+      CUSTOM_KINDS = List.of(FGAStore.class, FGAModel.class, FGATuples.class);
 
   /** The FGAStore controller's name (with --stores-and-models). */
   static final String STORE_CONTROLLER = "openfga-stores";
 
   /** The FGAModel controller's name (with --stores-and-models). */
   static final String MODEL_CONTROLLER = "openfga-models";
+
+  /** The FGATuples controller's name (with --stores-and-models). */
+  static final String TUPLES_CONTROLLER = "openfga-tuples";
 
   /** A safety net: converged Deployments are looked at again this often (no writes). */
   static final Duration RESYNC = Duration.ofMinutes(10);
@@ -261,7 +266,7 @@ public final class Controllers implements AutoCloseable {
         });
   }
 
-  /** The FGAStore and FGAModel controllers (--stores-and-models). */
+  /** The FGAStore, FGAModel and FGATuples controllers (--stores-and-models). */
   private static void registerStoresAndModels(
       Operator operator,
       KubernetesClient client,
@@ -304,6 +309,16 @@ public final class Controllers implements AutoCloseable {
         c ->
             watched(
                 c.withName(MODEL_CONTROLLER)
+                    .withRetry(retry)
+                    .withGenerationAware(false)
+                    .withInformerListLimit(OperatorClient.LIST_PAGE_SIZE),
+                config));
+    operator.register(
+        new TuplesReconciler(
+            client, connector, slots, servers, claims, events, clock, config.tuplesPerWrite()),
+        c ->
+            watched(
+                c.withName(TUPLES_CONTROLLER)
                     .withRetry(retry)
                     .withGenerationAware(false)
                     .withInformerListLimit(OperatorClient.LIST_PAGE_SIZE),

@@ -103,6 +103,14 @@ public enum Flag {
           + " (one per user, object and relation of a check; one per user and relation of a"
           + " list_objects); more is InvalidModel, naming the limit and the count, before any"
           + " check runs (1 to 100000)."),
+  TUPLES_PER_WRITE(
+      "--tuples-per-write",
+      "N",
+      "100",
+      "With --stores-and-models: at most this many tuples an FGATuples sends in one Write to"
+          + " OpenFGA (its default limit, OPENFGA_MAX_TUPLES_PER_WRITE, is 100). A server that"
+          + " refuses a Write as too large gets half as many, with a BatchSizeReduced Warning"
+          + " (1 to 1000)."),
   OPENFGA_SERVERS(
       "--openfga-servers",
       "URL[,URL...]",

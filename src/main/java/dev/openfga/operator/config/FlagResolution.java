@@ -68,6 +68,7 @@ final class FlagResolution {
     long failureLogLines = integer(Flag.FAILURE_LOG_LINES, 0, 1000);
     long modelTestMaxChecks =
         integer(Flag.MODEL_TEST_MAX_CHECKS, 1, OperatorConfig.MODEL_TEST_MAX_CHECKS_LIMIT);
+    long tuplesPerWrite = integer(Flag.TUPLES_PER_WRITE, 1, OperatorConfig.TUPLES_PER_WRITE_LIMIT);
     LoggingConfig.Format logFormat = choice(Flag.LOG_FORMAT, LoggingConfig.Format.values());
     LoggingConfig.Level logLevel = choice(Flag.LOG_LEVEL, LoggingConfig.Level.values());
     if (!problems.isEmpty()) {
@@ -89,7 +90,8 @@ final class FlagResolution {
             storesAndModels,
             leaseName,
             Math.toIntExact(modelTestMaxChecks),
-            openfgaServers);
+            openfgaServers,
+            Math.toIntExact(tuplesPerWrite));
     return new StartupConfig(operator, new LoggingConfig(logFormat, logLevel));
   }
 

@@ -20,6 +20,7 @@ import java.util.Set;
  * @param leaseName the leader-election Lease's name
  * @param modelTestMaxChecks the most checks one FGAModel's tests may expand to
  * @param openfgaServers the base URLs of the OpenFGA servers FGAStores may name, as given
+ * @param tuplesPerWrite the most tuples an FGATuples sends in one Write
  */
 public record OperatorConfig(
     Set<String> watchNamespaces,
@@ -36,7 +37,8 @@ public record OperatorConfig(
     boolean storesAndModels,
     String leaseName,
     int modelTestMaxChecks,
-    List<String> openfgaServers) {
+    List<String> openfgaServers,
+    int tuplesPerWrite) {
 
   public static final int DEFAULT_FAILURE_LOG_LINES = 20;
 
@@ -45,9 +47,52 @@ public record OperatorConfig(
 
   public static final int MODEL_TEST_MAX_CHECKS_LIMIT = 100_000;
 
+  /**
+   * {@code --tuples-per-write}: its default (OpenFGA's own limit) and the most it may be set to.
+   */
+  public static final int DEFAULT_TUPLES_PER_WRITE = 100;
+
+  public static final int TUPLES_PER_WRITE_LIMIT = 1000;
+
   public OperatorConfig {
     watchNamespaces = Set.copyOf(watchNamespaces);
     openfgaServers = List.copyOf(openfgaServers);
+  }
+
+  /** With the default Write size. */
+  public OperatorConfig(
+      Set<String> watchNamespaces,
+      boolean leaderElect,
+      Optional<String> leaseNamespace,
+      Optional<String> metricsAddress,
+      Optional<String> healthAddress,
+      int backoffLimit,
+      long activeDeadlineSeconds,
+      int ttlSecondsAfterFinished,
+      Duration retryCooldown,
+      int failureLogLines,
+      boolean dryRun,
+      boolean storesAndModels,
+      String leaseName,
+      int modelTestMaxChecks,
+      List<String> openfgaServers) {
+    this(
+        watchNamespaces,
+        leaderElect,
+        leaseNamespace,
+        metricsAddress,
+        healthAddress,
+        backoffLimit,
+        activeDeadlineSeconds,
+        ttlSecondsAfterFinished,
+        retryCooldown,
+        failureLogLines,
+        dryRun,
+        storesAndModels,
+        leaseName,
+        modelTestMaxChecks,
+        openfgaServers,
+        DEFAULT_TUPLES_PER_WRITE);
   }
 
   /** Without the FGAStore controller. */

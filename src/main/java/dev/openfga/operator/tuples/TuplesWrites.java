@@ -7,7 +7,6 @@ import static dev.openfga.operator.tuples.TuplesPlanner.named;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.openfga.operator.kube.Conditions;
 import dev.openfga.operator.kube.Names;
-import dev.openfga.operator.kube.StatusWrites;
 import dev.openfga.operator.kube.Timestamps;
 import dev.openfga.operator.openfga.Tuple;
 import dev.openfga.operator.openfga.TupleKey;
@@ -25,6 +24,9 @@ import java.util.TreeSet;
  * status. Part of {@link TuplesPlanner}; pure.
  */
 final class TuplesWrites {
+  /** When a record found changed since it was read is looked at again (as a status write's). */
+  static final java.time.Duration RECORD_CHANGED_AGAIN = java.time.Duration.ofSeconds(1);
+
   private TuplesWrites() {}
 
   static TuplesPlan plan(
@@ -36,7 +38,7 @@ final class TuplesWrites {
       return d.blocked(refused.get().reason(), refused.get().message(), d.again);
     }
     if (o.answer(TuplesAnswer.RecordChanged.class).isPresent()) {
-      return d.waitOnly(StatusWrites.CONFLICT_AGAIN, "the ownership record changed: look again");
+      return d.waitOnly(RECORD_CHANGED_AGAIN, "the ownership record changed: look again");
     }
     Optional<TuplesAnswer.Failed> failed = o.answer(TuplesAnswer.Failed.class);
     Optional<TuplesAnswer.Invalid> invalid = o.answer(TuplesAnswer.Invalid.class);

@@ -60,8 +60,11 @@ class ArchitectureTest {
                       + "\\E\\.(stores\\.(ClaimRule|StoreDeletion|MigrationGate|StoreChoice"
                       + "|StoreObservation|StorePlan|StoreStep|StoreAnswer)"
                       + "|models\\.(ModelChoice|TestsGate|ModelPublication|ModelDraft"
-                      + "|ModelObservation|ModelPlan|ModelStep|ModelAnswer))(\\$.*)?"))
-          .as("the pure decisions (migration.rules, the planners, the store and model rules)");
+                      + "|ModelObservation|ModelPlan|ModelStep|ModelAnswer)"
+                      + "|tuples\\.(TupleRules|Ledger|TuplesDraft|TuplesWrites|TuplesDeletion"
+                      + "|TuplesObservation|TuplesPlan|TuplesStep|TuplesAnswer))(\\$.*)?"))
+          .as(
+              "the pure decisions (migration.rules, the planners, the store, model and tuple rules)");
 
   /** The classes that make the calls a plan asks for, or hold what they share between calls. */
   private static final DescribedPredicate<JavaClass> CALLERS =
@@ -74,7 +77,8 @@ class ArchitectureTest {
                               + BASE
                               + "\\E\\.(stores\\.(StoreCalls|StoreReconciler|Claims)"
                               + "|models\\.(ModelCalls|ModelReconciler|Publication|AssertionRunner"
-                              + "|TestRuns)|openfga\\.(FgaApi|Connector|Credentials)"
+                              + "|TestRuns)|tuples\\.(TuplesCalls|TuplesReconciler|OwnershipRecord"
+                              + "|StoreReads)|openfga\\.(FgaApi|TupleApi|Connector|Credentials)"
                               + "|kube\\.(StatusWrites|EventRecorder|OperatorClient))(\\$.*)?")
                   // a confirmed claim is a value the observation holds
                   && !c.getName().endsWith("$Entry"));
@@ -145,10 +149,15 @@ class ArchitectureTest {
             "ModelPlanner",
             "TestsGate",
             "ModelObservation",
-            "ModelAnswer");
+            "ModelAnswer",
+            "TuplesPlanner",
+            "TupleRules",
+            "Ledger",
+            "TuplesObservation");
     assertThat(MAIN.stream().filter(CALLERS::test).map(JavaClass::getSimpleName))
-        .contains("StoreCalls", "ModelCalls", "Publication", "FgaApi", "StatusWrites");
-    for (String room : List.of("kube", "migration", "openfga", "stores", "models")) {
+        .contains(
+            "StoreCalls", "ModelCalls", "Publication", "FgaApi", "StatusWrites", "TuplesCalls");
+    for (String room : List.of("kube", "migration", "openfga", "stores", "models", "tuples")) {
       assertThat(MAIN.containPackage(BASE + "." + room)).as(room).isTrue();
     }
   }
@@ -169,6 +178,7 @@ class ArchitectureTest {
           new Room("Status command", BASE + ".status.."),
           new Room("Migration rules", BASE + ".migration.rules.."),
           new Room("Migration", BASE + ".migration"),
+          new Room("Tuples", BASE + ".tuples.."),
           new Room("Stores", BASE + ".stores.."),
           new Room("Models", BASE + ".models.."),
           new Room("OpenFGA client", BASE + ".openfga.."),
@@ -178,31 +188,47 @@ class ArchitectureTest {
 
   /**
    * Who may use each room (docs/architecture.md). The stores' migration gate reads the migration's
-   * record as the rules do; the models' ConfigMap carries the operator's managed-by label.
+   * record as the rules do; the models' ConfigMap and the tuples' record carry the operator's
+   * managed-by label; an FGATuples names an FGAStore and an FGAModel.
    */
   private static final Map<String, List<String>> USED_BY =
-      Map.of(
-          "Wiring", List.of(),
-          "Status command", List.of("Wiring"),
-          "Migration", List.of("Wiring"),
-          "Models", List.of("Wiring"),
-          "Stores", List.of("Wiring", "Models"),
-          "OpenFGA client", List.of("Wiring", "Stores", "Models"),
-          "Migration rules",
-              List.of("Wiring", "Status command", "Migration", "Stores", "Models", "Config"),
-          "Config", List.of("Wiring", "Status command", "Migration", "Stores", "Models", "Ops"),
-          "Ops",
+      Map.ofEntries(
+          Map.entry("Wiring", List.of()),
+          Map.entry("Status command", List.of("Wiring")),
+          Map.entry("Migration", List.of("Wiring")),
+          Map.entry("Tuples", List.of("Wiring")),
+          Map.entry("Models", List.of("Wiring", "Tuples")),
+          Map.entry("Stores", List.of("Wiring", "Models", "Tuples")),
+          Map.entry("OpenFGA client", List.of("Wiring", "Stores", "Models", "Tuples")),
+          Map.entry(
+              "Migration rules",
               List.of(
-                  "Wiring", "Status command", "Migration", "Stores", "Models", "OpenFGA client"),
-          "Kube",
+                  "Wiring", "Status command", "Migration", "Stores", "Models", "Tuples", "Config")),
+          Map.entry(
+              "Config",
+              List.of(
+                  "Wiring", "Status command", "Migration", "Stores", "Models", "Tuples", "Ops")),
+          Map.entry(
+              "Ops",
               List.of(
                   "Wiring",
                   "Status command",
                   "Migration",
                   "Stores",
                   "Models",
+                  "Tuples",
+                  "OpenFGA client")),
+          Map.entry(
+              "Kube",
+              List.of(
+                  "Wiring",
+                  "Status command",
+                  "Migration",
+                  "Stores",
+                  "Models",
+                  "Tuples",
                   "OpenFGA client",
-                  "Migration rules"));
+                  "Migration rules")));
 
   private static final Pattern OURS =
       Pattern.compile("\\b(dev\\.openfga\\.operator(?:\\.[a-z]+)*)\\.[A-Z]\\w*");
