@@ -277,13 +277,16 @@ final class TuplesWrites {
       }
     }
     if (!absent.isEmpty()) {
-      Conditions.set(
+      String message = absent.size() + " declared tuples are not in the store: " + named(absent);
+      if (Conditions.set(
           d.next,
           Conditions.IN_SYNC,
           false,
           TuplesReason.TuplesMissing.name(),
-          absent.size() + " declared tuples are not in the store: " + named(absent),
-          d.o.now());
+          message,
+          d.o.now())) {
+        d.emit(TuplesReason.TuplesMissing, message, "missing/" + TuplesPlanner.hashOf(absent));
+      }
     }
   }
 

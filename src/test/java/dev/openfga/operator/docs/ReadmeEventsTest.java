@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.openfga.operator.migration.rules.EventReason;
 import dev.openfga.operator.models.ModelReason;
 import dev.openfga.operator.stores.StoreReason;
+import dev.openfga.operator.tuples.TuplesReason;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -78,5 +79,34 @@ class ReadmeEventsTest {
                 .filter(StoreReason::condition)
                 .map(Enum::name)
                 .toList());
+  }
+
+  /**
+   * The FGATuples table of docs/stores-and-models.md has a row for every reason, with the condition
+   * it is a reason of (or none: an Event only) and "Warning" exactly for a Warning.
+   */
+  @Test
+  void theFgaTuplesTableSaysEveryReasonAndWhichIsAWarning() throws IOException {
+    String doc = Files.readString(Path.of("docs", "stores-and-models.md"));
+    String table = doc.substring(doc.indexOf("## FGATuples"), doc.indexOf("## Upgrading from"));
+    Matcher m =
+        Pattern.compile(
+                "(?m)^\\| `(\\w+)` \\| (Ready|InSync|—) \\| (True|False|—) \\| ([^|]+) \\|$")
+            .matcher(table);
+    List<String> rows = new java.util.ArrayList<>();
+    while (m.find()) {
+      TuplesReason reason = TuplesReason.valueOf(m.group(1));
+      assertThat(m.group(2).equals("—")).as(reason.name()).isEqualTo(!reason.condition());
+      assertThat(m.group(4).strip().startsWith("Warning"))
+          .as(reason.name())
+          .isEqualTo(reason.warning());
+      assertThat(m.group(3).equals("True"))
+          .as(reason.name())
+          .isEqualTo(reason == TuplesReason.TuplesReady || reason == TuplesReason.TuplesInSync);
+      rows.add(reason.name());
+    }
+    assertThat(rows)
+        .containsExactlyInAnyOrderElementsOf(
+            Arrays.stream(TuplesReason.values()).map(Enum::name).toList());
   }
 }
