@@ -35,16 +35,16 @@ import org.antlr.v4.runtime.Token;
  * transformer.TransformModuleFilesToModel}), over the Java library's own parser. Pure: the files
  * come in as text.
  *
- * <p>The rules are the Go library's, and so are the messages: a type defined in two files is
- * {@code duplicate type definition T}, a condition in two files {@code duplicate condition C}; an
- * {@code extend type T} adds its relations to the type {@code T} some file defines ({@code
- * extended type T does not exist} when none does), and a relation the type already has is {@code
- * relation R already exists on type T}; the extensions are applied after every file's types are
- * known, file by file in the order {@code fga.mod} lists them (Go's order is a map's, so its
- * errors come in any order; the model is the same). A file without a {@code module} line is {@code
- * file is not a module} (Go says so only of its types without relations, and takes the others). The
- * provenance Go records ({@code module}, {@code source_info}) is left out: the operator's
- * normalisation drops it from every model anyway ({@link ModelJson}).
+ * <p>The rules are the Go library's, and so are the messages: a type defined in two files is {@code
+ * duplicate type definition T}, a condition in two files {@code duplicate condition C}; an {@code
+ * extend type T} adds its relations to the type {@code T} some file defines ({@code extended type T
+ * does not exist} when none does), and a relation the type already has is {@code relation R already
+ * exists on type T}; the extensions are applied after every file's types are known, file by file in
+ * the order {@code fga.mod} lists them (Go's order is a map's, so its errors come in any order; the
+ * model is the same). A file without a {@code module} line is {@code file is not a module} (Go says
+ * so only of its types without relations, and takes the others). The provenance Go records ({@code
+ * module}, {@code source_info}) is left out: the operator's normalisation drops it from every model
+ * anyway ({@link ModelJson}).
  */
 public final class ModularModel {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -75,9 +75,9 @@ public final class ModularModel {
   public record Module(String name, String text) {}
 
   /**
-   * The {@code fga.mod} parsed and checked by the Java library ({@code schema} must be {@code
-   * 1.2}, every item of {@code contents} a relative path ending in {@code .fga}), and listing at
-   * least one file, each once.
+   * The {@code fga.mod} parsed and checked by the Java library ({@code schema} must be {@code 1.2},
+   * every item of {@code contents} a relative path ending in {@code .fga}), and listing at least
+   * one file, each once.
    */
   public static ModFile modFile(String text) throws Invalid {
     FgaModFile parsed;
@@ -211,8 +211,7 @@ public final class ModularModel {
     TypeDef def = extension.def();
     ObjectNode original = types.get(def.name());
     if (original == null) {
-      errors.add(
-          at(extension.file(), def.at(), "extended type " + def.name() + " does not exist"));
+      errors.add(at(extension.file(), def.at(), "extended type " + def.name() + " does not exist"));
       return;
     }
     ObjectNode relations = objectAt(original, "relations");
@@ -306,7 +305,8 @@ public final class ModularModel {
     Map<String, Token> conditionAt = new HashMap<>();
     if (tree.conditions() != null) {
       for (OpenFGAParser.ConditionContext condition : tree.conditions().condition()) {
-        conditionAt.putIfAbsent(condition.conditionName().getText(), condition.conditionName().start);
+        conditionAt.putIfAbsent(
+            condition.conditionName().getText(), condition.conditionName().start);
       }
     }
     Map<String, JsonNode> conditions = new LinkedHashMap<>();

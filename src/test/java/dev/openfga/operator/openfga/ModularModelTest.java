@@ -169,8 +169,7 @@ class ModularModelTest {
 
   @Test
   void aConditionInTwoFilesIsADuplicate() {
-    String other =
-        "module other\n\ntype team\n\ncondition non_expired(x: int) {\n  x < 10\n}\n";
+    String other = "module other\n\ntype team\n\ncondition non_expired(x: int) {\n  x < 10\n}\n";
     assertThat(errors(modules("core.fga", CORE, "other.fga", other)))
         .containsExactly("other.fga line 5, column 11: duplicate condition non_expired");
   }
@@ -184,8 +183,7 @@ class ModularModelTest {
 
   @Test
   void anExtendCannotRedefineARelationTheTypeHas() {
-    String ext =
-        "module ext\n\nextend type organization\n  relations\n    define member: [user]\n";
+    String ext = "module ext\n\nextend type organization\n  relations\n    define member: [user]\n";
     assertThat(errors(modules("core.fga", CORE, "ext.fga", ext)))
         .containsExactly(
             "ext.fga line 5, column 12: relation member already exists on type organization");
@@ -230,8 +228,7 @@ class ModularModelTest {
 
   @Test
   void theCombinedModelIsValidatedAsAnyModel() {
-    String ext =
-        "module ext\n\nextend type organization\n  relations\n    define owner: ghost\n";
+    String ext = "module ext\n\nextend type organization\n  relations\n    define owner: ghost\n";
     assertThatThrownBy(
             () ->
                 ModelJson.fromModFile(
