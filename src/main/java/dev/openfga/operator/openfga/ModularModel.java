@@ -281,8 +281,8 @@ public final class ModularModel {
         tree.typeDefs() == null ? List.of() : tree.typeDefs().typeDef();
     JsonNode typeJson = json.path("type_definitions");
     if (typeJson.size() != defs.size()) {
-      throw new IllegalStateException(
-          module.name() + ": the parser and the transformer disagree on its type definitions");
+      errors.add(module.name() + ": the parser and the transformer disagree on its types");
+      return null;
     }
     List<TypeDef> types = new ArrayList<>();
     Set<String> extended = new HashSet<>();
@@ -290,8 +290,8 @@ public final class ModularModel {
       OpenFGAParser.TypeDefContext def = defs.get(i);
       String name = def.typeName.getText();
       if (!name.equals(typeJson.get(i).path("type").asText())) {
-        throw new IllegalStateException(
-            module.name() + ": the parser and the transformer disagree on type " + name);
+        errors.add(module.name() + ": the parser and the transformer disagree on type " + name);
+        return null;
       }
       if (def.EXTEND() != null) {
         extended.add(name);
