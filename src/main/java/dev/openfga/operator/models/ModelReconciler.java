@@ -203,6 +203,9 @@ public final class ModelReconciler implements Reconciler<FGAModel> {
               + (source == null ? " does not exist" : " has no key " + ref.getKey()));
     }
     String where = "ConfigMap " + ns + "/" + ref.getName() + " key " + ref.getKey();
+    if (ref.getKey().endsWith(".mod")) {
+      return ModelJson.fromModFile(text, source.getData(), where);
+    }
     return ref.getKey().endsWith(".json")
         ? ModelJson.fromJson(text, where)
         : ModelJson.fromDsl(text, where);

@@ -112,13 +112,18 @@ public final class ModelJson {
    * line=5, column=19} is the sixth line's twentieth character): said here from 1, as an editor and
    * {@code fga model validate} show them.
    */
-  private static String errors(DslErrorsException e, boolean located) {
+  static String errors(DslErrorsException e, boolean located) {
     String all =
         e.getErrors().stream()
             .map(error -> error(error, located))
             .map(String::strip)
             .collect(java.util.stream.Collectors.joining("; "));
     return all.isEmpty() ? String.valueOf(e.getMessage()) : all;
+  }
+
+  /** One error of the parser's, validator's or {@code fga.mod} reader's, located from 1. */
+  static String located(Object error) {
+    return error(error, true).strip();
   }
 
   private static String error(Object error, boolean located) {
@@ -163,6 +168,41 @@ public final class ModelJson {
       throw new InvalidModel(source + " is not an authorization model: " + e);
     }
     return of(node);
+  }
+
+  /**
+   * From a modular model: {@code modFile} the text of an {@code fga.mod}, {@code files} the texts
+   * it may name, by key ({@link ModularModel#modules} says how a path is looked up); combined as
+   * the {@code fga} CLI combines them ({@link ModularModel#combine}), then validated as any model.
+   * {@code source} names the {@code fga.mod} in a message; an error in a module file names that
+   * file, and its line and column from 1.
+   */
+  public static Normalised fromModFile(String modFile, Map<String, String> files, String source)
+      throws InvalidModel {
+    ObjectNode model;
+    try {
+      ModularModel.ModFile mod = ModularModel.modFile(modFile);
+      List<ModularModel.Module> modules;
+      try {
+        modules = ModularModel.modules(mod, files);
+      } catch (ModularModel.Invalid e) {
+        throw new InvalidModel(source + ": a file it lists is missing: " + e.getMessage());
+      }
+      try {
+        model = ModularModel.combine(modules, mod.schema());
+      } catch (ModularModel.Invalid e) {
+        throw new InvalidModel(source + ": its modules do not combine: " + e.getMessage());
+      }
+    } catch (ModularModel.Invalid e) {
+      throw new InvalidModel(source + " is not a valid fga.mod: " + e.getMessage());
+    }
+    String json = model.toString();
+    try {
+      validate(new JsonToDslTransformer().transform(json), source + " (combined)", false);
+    } catch (IOException | RuntimeException e) {
+      throw new InvalidModel(source + ": the combined model cannot be read: " + e.getMessage());
+    }
+    return of(model);
   }
 
   /** Any model JSON, e.g. one the API returned. */

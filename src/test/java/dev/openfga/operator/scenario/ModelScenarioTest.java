@@ -282,6 +282,103 @@ class ModelScenarioTest {
   }
 
   @Test
+  void aModularModelFromAnFgaModKeyIsCombinedAndWritten() {
+    cluster
+        .client()
+        .configMaps()
+        .inNamespace(MockCluster.NS)
+        .resource(
+            new io.fabric8.kubernetes.api.model.ConfigMapBuilder()
+                .withNewMetadata()
+                .withName("authz")
+                .withNamespace(MockCluster.NS)
+                .endMetadata()
+                .addToData("fga.mod", "schema: '1.2'\ncontents:\n  - core.fga\n  - docs/docs.fga\n")
+                .addToData("core.fga", "module core\n\ntype user\n\ntype team\n")
+                // by its base name, as kubectl create configmap --from-file names it
+                .addToData(
+                    "docs.fga",
+                    "module docs\n\nextend type team\n  relations\n    define member: [user]\n\n"
+                        + "type doc\n  relations\n    define viewer: [user, team#member]\n")
+                .build())
+        .create();
+    applyStoreAndModel(null);
+    TestStores.editModel(
+        cluster,
+        "app",
+        m -> {
+          FGAModel.ModelFrom from = new FGAModel.ModelFrom();
+          from.setConfigMapKeyRef(new FGAModel.KeyRef("authz", "fga.mod"));
+          m.getSpec().setModelFrom(from);
+        });
+    await().atMost(WAIT).until(() -> status() != null && status().getModelId() != null);
+    assertThat(writes).hasValue(1);
+    JsonNode written = models.get(0);
+    assertThat(written.path("schema_version").asText()).isEqualTo("1.2");
+    assertThat(written.path("type_definitions"))
+        .extracting(t -> t.path("type").asText())
+        .containsExactlyInAnyOrder("user", "team", "doc");
+    JsonNode team =
+        java.util.stream.StreamSupport.stream(written.path("type_definitions").spliterator(), false)
+            .filter(t -> t.path("type").asText().equals("team"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(team.path("relations").has("member")).isTrue();
+    assertThat(
+            team.path("metadata")
+                .path("relations")
+                .path("member")
+                .path("directly_related_user_types")
+                .get(0)
+                .path("type")
+                .asText())
+        .isEqualTo("user");
+  }
+
+  @Test
+  void aModularModelMissingAFileIsInvalidAndNamesIt() {
+    cluster
+        .client()
+        .configMaps()
+        .inNamespace(MockCluster.NS)
+        .resource(
+            new io.fabric8.kubernetes.api.model.ConfigMapBuilder()
+                .withNewMetadata()
+                .withName("authz")
+                .withNamespace(MockCluster.NS)
+                .endMetadata()
+                .addToData("fga.mod", "schema: '1.2'\ncontents:\n  - core.fga\n  - team.fga\n")
+                .addToData("core.fga", "module core\n\ntype user\n")
+                .build())
+        .create();
+    applyStoreAndModel(null);
+    TestStores.editModel(
+        cluster,
+        "app",
+        m -> {
+          FGAModel.ModelFrom from = new FGAModel.ModelFrom();
+          from.setConfigMapKeyRef(new FGAModel.KeyRef("authz", "fga.mod"));
+          m.getSpec().setModelFrom(from);
+        });
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () ->
+                assertThat(
+                        status() == null
+                            ? List.<io.fabric8.kubernetes.api.model.Condition>of()
+                            : status().getConditions())
+                    .anySatisfy(
+                        c -> {
+                          assertThat(c.getReason()).isEqualTo("InvalidModel");
+                          assertThat(c.getMessage())
+                              .contains("key fga.mod")
+                              .contains("no key team.fga for the file team.fga");
+                        }));
+    assertThat(writes).hasValue(0);
+  }
+
+  @Test
   void theMetricsCountTheModelsByTheStateTheirStatusSays() throws Exception {
     applyStoreAndModel(DSL);
     await()
