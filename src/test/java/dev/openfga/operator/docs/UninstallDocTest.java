@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.openfga.operator.models.ModelReconciler;
 import dev.openfga.operator.stores.FGAStore;
-import dev.openfga.operator.tuples.FGATuples;
 import dev.openfga.operator.stores.StoreReconciler;
+import dev.openfga.operator.tuples.FGATuples;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.javaoperatorsdk.operator.ReconcilerUtils;
 import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
