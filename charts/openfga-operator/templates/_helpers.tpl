@@ -150,16 +150,20 @@ deleted by someone else and holds its database until it has stopped; and failure
   verbs: ["get"]
 {{- end }}
 {{- if .Values.storesAndModels.enabled }}
-{{- /* FGAStore and FGAModel: the controllers' watches, finalizer and status (get: the store of a
-model, and a resource whose status write met a newer object); the credentials Secrets */}}
+{{- /* FGAStore, FGAModel and FGATuples: the controllers' watches, finalizers (FGAStore's and
+FGATuples') and status (get: the store of a model or of tuples, the model of tuples, and a resource
+whose status write met a newer object); the credentials Secrets. The ConfigMaps above hold an
+FGAModel's publication and an FGATuples' ownership record <name>-tuples-record (never deleted by
+the operator: with deletionPolicy Delete it is given an owner reference and the garbage collector
+deletes it). */}}
 - apiGroups: ["openfga.dev"]
-  resources: ["fgastores"]
+  resources: ["fgastores", "fgatuples"]
   verbs: ["get", "list", "watch", "patch"]
 - apiGroups: ["openfga.dev"]
   resources: ["fgamodels"]
   verbs: ["get", "list", "watch"]
 - apiGroups: ["openfga.dev"]
-  resources: ["fgastores/status", "fgamodels/status"]
+  resources: ["fgastores/status", "fgamodels/status", "fgatuples/status"]
   verbs: ["patch"]
 - apiGroups: [""]
   resources: ["secrets"]

@@ -42,7 +42,8 @@ class ChartPackageTest {
             ROOT + "README.md",
             ROOT + "templates/NOTES.txt",
             ROOT + "templates/crd-fgastores.yaml",
-            ROOT + "templates/crd-fgamodels.yaml");
+            ROOT + "templates/crd-fgamodels.yaml",
+            ROOT + "templates/crd-fgatuples.yaml");
     for (String file : new String[] {"values.yaml", "values.schema.json"}) {
       assertThat(entries.get(ROOT + file))
           .as(file)
@@ -69,7 +70,10 @@ class ChartPackageTest {
                     "storesAndModels:\n  enabled: true\n  servers: [http://openfga.openfga.svc:8080]\n")
                 .render()
                 .yaml())
-        .contains("name: fgastores.openfga.dev", "name: fgamodels.openfga.dev");
+        .contains(
+            "name: fgastores.openfga.dev",
+            "name: fgamodels.openfga.dev",
+            "name: fgatuples.openfga.dev");
   }
 
   /** The regular files of a gzipped tar (ustar), by path; directories and PAX headers skipped. */

@@ -297,7 +297,7 @@ class ChartRenderTest {
   @Test
   void fgaStoreFinalizersAreGrantedBeyondTheWatchedNamespaces() {
     // a watched namespace deleted whole takes its RoleBinding with it: the finalizer must still
-    // come off its FGAStores
+    // come off its FGAStores and FGATuples
     var single =
         chart()
             .values(
@@ -320,7 +320,7 @@ class ChartRenderTest {
                     .singleElement()
                     .satisfies(
                         rule -> {
-                          assertThat(rule.getResources()).containsExactly("fgastores");
+                          assertThat(rule.getResources()).containsExactly("fgastores", "fgatuples");
                           assertThat(rule.getVerbs()).containsExactly("get", "patch");
                         }));
     // several watched namespaces: their RoleBindings go with them too

@@ -4,12 +4,14 @@ import static dev.openfga.operator.chart.OperatorChart.chart;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JavaType;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.introspect.BeanPropertyDefinition;
 import dev.openfga.operator.models.FGAModel;
 import dev.openfga.operator.models.ModelReason;
 import dev.openfga.operator.stores.FGAStore;
 import dev.openfga.operator.stores.StoreReason;
+import dev.openfga.operator.tuples.FGATuples;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceColumnDefinition;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
@@ -39,7 +41,7 @@ class CrdReferenceTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Path REFERENCE = Path.of("docs/crd-reference.md");
   private static final List<String> KINDS =
-      List.of("fgastores.openfga.dev", "fgamodels.openfga.dev");
+      List.of("fgastores.openfga.dev", "fgamodels.openfga.dev", "fgatuples.openfga.dev");
 
   private static CustomResourceDefinition crd(String name) {
     return chart()
@@ -93,7 +95,7 @@ class CrdReferenceTest {
 
   /**
    * What the reference says of a field's constraints, from the schema: required, allowed values,
-   * default, length, range, pattern.
+   * default, length, range, pattern, number of items, the keys of a map list.
    */
   private static List<String> constraints(Node node) {
     JSONSchemaProps s = node.schema();
@@ -128,6 +130,15 @@ class CrdReferenceTest {
     }
     if (s.getPattern() != null) {
       said.add("pattern `" + s.getPattern() + "`");
+    }
+    if (s.getMaxItems() != null) {
+      said.add("at most " + s.getMaxItems() + " items");
+    }
+    if ("map".equals(s.getXKubernetesListType())) {
+      said.add(
+          "no two items with the same "
+              + String.join(
+                  ", ", s.getXKubernetesListMapKeys().stream().map(k -> "`" + k + "`").toList()));
     }
     return said;
   }
@@ -197,8 +208,8 @@ class CrdReferenceTest {
       JavaType t = p.getPrimaryType();
       if (t.isCollectionLikeType()) {
         JavaType element = t.getContentType();
+        out.add(child + "[]");
         if (isBean(element)) {
-          out.add(child + "[]");
           javaFields(child + "[]", element, out);
         }
       } else if (isBean(t)) {
@@ -210,7 +221,12 @@ class CrdReferenceTest {
 
   private static boolean isBean(JavaType t) {
     String name = t.getRawClass().getName();
-    return !t.isPrimitive() && !t.isEnumType() && !name.startsWith("java.") && !t.isMapLikeType();
+    // a JsonNode (a condition's context) is free JSON: a leaf of the schema, not a bean
+    return !t.isPrimitive()
+        && !t.isEnumType()
+        && !name.startsWith("java.")
+        && !t.isMapLikeType()
+        && !JsonNode.class.isAssignableFrom(t.getRawClass());
   }
 
   private static TreeSet<String> javaFields(Class<?> spec, Class<?> status) {
@@ -235,7 +251,26 @@ class CrdReferenceTest {
   }
 
   @Test
-  void bothCrdsAreKeptWhenTheChartIsUninstalledAndNeverPruned() {
+  void theFgaTuplesSchemaAndItsJavaClassesHaveTheSameFields() {
+    assertThat(schemaFields(crd("fgatuples.openfga.dev")).keySet())
+        .containsExactlyElementsOf(javaFields(FGATuples.Spec.class, FGATuples.Status.class));
+  }
+
+  /**
+   * A condition's context is free JSON the operator passes on to OpenFGA: the API server keeps
+   * every field of it instead of pruning them as unknown.
+   */
+  @Test
+  void aTuplesConditionContextKeepsEveryField() {
+    JSONSchemaProps context =
+        nodes(crd("fgatuples.openfga.dev")).get("spec.tuples[].condition.context").schema();
+
+    assertThat(context.getType()).isEqualTo("object");
+    assertThat(context.getXKubernetesPreserveUnknownFields()).isTrue();
+  }
+
+  @Test
+  void everyCrdIsKeptWhenTheChartIsUninstalledAndNeverPruned() {
     for (String name : KINDS) {
       assertThat(crd(name).getMetadata().getAnnotations())
           .as(name)

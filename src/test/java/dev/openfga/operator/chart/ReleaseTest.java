@@ -89,7 +89,7 @@ class ReleaseTest {
                             + " "
                             + c.getSpec().getVersions().get(0).getName())
                 .toList())
-        .hasSize(2);
+        .hasSize(3);
     assertThat(annotation("artifacthub.io/crds"))
         .allSatisfy(c -> assertThat(c.get("description")).asString().isNotBlank());
   }

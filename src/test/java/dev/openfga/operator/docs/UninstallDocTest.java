@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.openfga.operator.models.ModelReconciler;
 import dev.openfga.operator.stores.FGAStore;
 import dev.openfga.operator.stores.StoreReconciler;
+import dev.openfga.operator.tuples.FGATuples;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.javaoperatorsdk.operator.ReconcilerUtils;
 import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
@@ -27,15 +28,17 @@ class UninstallDocTest {
   private static final Pattern FINALIZER = Pattern.compile("[a-z0-9.-]+/finalizer\\b");
 
   @Test
-  void theDocsNameTheFinalizerOfTheFgaStoreController() throws IOException {
+  void theDocsNameTheFinalizersOfTheFgaStoreAndFgaTuplesControllers() throws IOException {
     // the FGAStore controller is registered without a finalizer name of its own: java-operator-sdk
-    // uses its default for the kind (StoreScenarioTest sees it on an FGAStore)
-    String finalizer = ReconcilerUtils.getDefaultFinalizerName(FGAStore.class);
+    // uses its default for the kind (StoreScenarioTest sees it on an FGAStore); so will the
+    // FGATuples controller, whose deletionPolicy Delete needs a Cleaner
+    String store = ReconcilerUtils.getDefaultFinalizerName(FGAStore.class);
+    String tuples = ReconcilerUtils.getDefaultFinalizerName(FGATuples.class);
     for (Path doc : DOCS) {
       assertThat(FINALIZER.matcher(Files.readString(doc)).results().map(MatchResult::group))
           .as(doc.toString())
-          .isNotEmpty()
-          .containsOnly(finalizer);
+          .containsOnly(store, tuples)
+          .contains(store, tuples);
     }
     // java-operator-sdk adds a finalizer for a Cleaner only: FGAModels carry none, as the doc says
     assertThat(Cleaner.class.isAssignableFrom(StoreReconciler.class)).isTrue();
@@ -50,7 +53,7 @@ class UninstallDocTest {
                 "storesAndModels: {enabled: true, servers: [http://openfga.openfga.svc:8080]}\n")
             .render()
             .all(CustomResourceDefinition.class);
-    assertThat(crds).hasSize(2);
+    assertThat(crds).hasSize(3);
     for (Path doc : DOCS) {
       String text = Files.readString(doc);
       for (CustomResourceDefinition crd : crds) {

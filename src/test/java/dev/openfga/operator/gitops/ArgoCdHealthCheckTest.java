@@ -90,16 +90,21 @@ class ArgoCdHealthCheckTest {
 
   /** Runs the script on one Deployment. */
   static Health evaluate(JsonNode deployment) {
+    return evaluate(SCRIPT_PATH, deployment);
+  }
+
+  /** Runs the health script of the repository file {@code scriptPath} on one object. */
+  static Health evaluate(String scriptPath, JsonNode object) {
     Globals globals = new Globals();
     globals.load(new JseBaseLib());
     globals.load(new PackageLib());
     globals.load(new TableLib());
     LoadState.install(globals);
     LuaC.install(globals);
-    globals.set("obj", toLua(deployment));
+    globals.set("obj", toLua(object));
 
     LuaValue result =
-        globals.load(DeploymentStates.repositoryFile(SCRIPT_PATH), "health.lua").call();
+        globals.load(DeploymentStates.repositoryFile(scriptPath), "health.lua").call();
 
     assertThat(result.istable()).as("the script returns a table").isTrue();
     LuaValue status = result.get("status");

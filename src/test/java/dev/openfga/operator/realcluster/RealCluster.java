@@ -195,12 +195,32 @@ public final class RealCluster implements BeforeAllCallback, AfterAllCallback {
     return serveOpenFga(name, db, env, 0);
   }
 
+  /** {@link #serveOpenFga(String, Postgres.Database, Map)} running OpenFGA {@code version}. */
+  String serveOpenFga(String version, String name, Postgres.Database db, Map<String, String> env) {
+    return serveOpenFga(version, name, db, env, 0);
+  }
+
   /**
    * The same, its HTTP API on loopback port {@code httpPort} ({@link #serverPort}; 0: any), so that
    * its URL, {@code http://127.0.0.1:<httpPort>}, is known before it runs.
    */
   String serveOpenFga(String name, Postgres.Database db, Map<String, String> env, int httpPort) {
-    var fixture = UpstreamOpenFga.fixture(namespace, name, Binaries.NEW_OPENFGA, 1, null);
+    return serveOpenFga(Binaries.NEW_OPENFGA, name, db, env, httpPort);
+  }
+
+  /**
+   * The same, running OpenFGA {@code version} ({@link Binaries#OLD_OPENFGA} or {@link
+   * Binaries#NEW_OPENFGA}; each pinned in src/test/cluster and built once into the cache): what
+   * differs between them, such as a Write's {@code on_duplicate} and {@code on_missing} (1.10 and
+   * later), can be tested on both.
+   */
+  String serveOpenFga(
+      String version, String name, Postgres.Database db, Map<String, String> env, int httpPort) {
+    if (Binaries.openfga(version).isEmpty()) {
+      throw new IllegalArgumentException(
+          "the test kubelet has no openfga " + version + ": pin it in src/test/cluster");
+    }
+    var fixture = UpstreamOpenFga.fixture(namespace, name, version, 1, null);
     env.forEach(fixture::envVar);
     var deployment = fixture.build();
     var template = deployment.getSpec().getTemplate().getMetadata();
