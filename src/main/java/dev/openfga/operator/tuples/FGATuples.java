@@ -151,7 +151,9 @@ public class FGATuples extends CustomResource<FGATuples.Spec, FGATuples.Status>
     }
   }
 
-  /** A ConfigMap key holding the tuples: a YAML or JSON list of tuples, or {@code {tuples: [...]}}. */
+  /**
+   * A ConfigMap key holding the tuples: a YAML or JSON list of tuples, or {@code {tuples: [...]}}.
+   */
   public static class TuplesFrom {
     private FGAModel.KeyRef configMapKeyRef;
 
@@ -226,8 +228,8 @@ public class FGATuples extends CustomResource<FGATuples.Spec, FGATuples.Status>
     }
 
     /**
-     * How many tuples this resource wrote and no longer declares, kept because another FGATuples
-     * of the store declares them; deleted once none does.
+     * How many tuples this resource wrote and no longer declares, kept because another FGATuples of
+     * the store declares them; deleted once none does.
      */
     public Integer getHeld() {
       return held;
