@@ -177,7 +177,8 @@ public final class FgaApi {
     for (int from = 0; from < tuples.size(); from += PAGE_SIZE) {
       ArrayNode writes = TupleApi.array();
       tuples.subList(from, Math.min(tuples.size(), from + PAGE_SIZE)).forEach(writes::add);
-      this.tuples.write(storeId, TupleApi.writeBody(modelId, writes, TupleApi.array(), false, false));
+      this.tuples.write(
+          storeId, TupleApi.writeBody(modelId, writes, TupleApi.array(), false, false));
     }
   }
 

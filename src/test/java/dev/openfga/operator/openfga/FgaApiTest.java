@@ -329,6 +329,283 @@ class FgaApiTest {
         .isEqualTo("{\"schema_version\":\"1.1\",\"type_definitions\":[{\"type\":\"user\"}]}");
   }
 
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  @Test
+  void aWriteSendsItsTuplesConditionsAndOptionsInPlace() throws Exception {
+    then(200, "{}");
+    var tuples = api.tuples();
+    tuples.write(
+        "S1",
+        "M1",
+        List.of(
+            Tuple.of(
+                new TupleKey("org:acme", "admin", "user:anne"),
+                new TupleCondition("in_hours", JSON.readTree("{\"from\":9}"))),
+            Tuple.of(
+                new TupleKey("org:acme", "member", "group:x#member"),
+                new TupleCondition("in_hours", null)),
+            Tuple.of(new TupleKey("doc:1", "viewer", "user:*"), null)),
+        List.of(new TupleKey("org:acme", "admin", "user:bob")),
+        true,
+        true);
+    assertThat(seen.get(0).method()).isEqualTo("POST");
+    assertThat(seen.get(0).uri()).isEqualTo("/stores/S1/write");
+    assertThat(seen.get(0).body())
+        .isEqualTo(
+            "{\"authorization_model_id\":\"M1\","
+                + "\"writes\":{\"tuple_keys\":["
+                + "{\"user\":\"user:anne\",\"relation\":\"admin\",\"object\":\"org:acme\","
+                + "\"condition\":{\"name\":\"in_hours\",\"context\":{\"from\":9}}},"
+                + "{\"user\":\"group:x#member\",\"relation\":\"member\",\"object\":\"org:acme\","
+                + "\"condition\":{\"name\":\"in_hours\"}},"
+                + "{\"user\":\"user:*\",\"relation\":\"viewer\",\"object\":\"doc:1\"}],"
+                + "\"on_duplicate\":\"ignore\"},"
+                + "\"deletes\":{\"tuple_keys\":["
+                + "{\"user\":\"user:bob\",\"relation\":\"admin\",\"object\":\"org:acme\"}],"
+                + "\"on_missing\":\"ignore\"}}");
+
+    // no options when not asked; an empty writes or deletes is left out; no model: the newest
+    TupleKey anne = new TupleKey("org:acme", "admin", "user:anne");
+    then(200, "{}");
+    tuples.write("S1", "M1", List.of(Tuple.of(anne, null)), List.of(anne), false, false);
+    then(200, "{}");
+    tuples.write("S1", null, List.of(), List.of(anne), false, true);
+    then(200, "{}");
+    tuples.write("S1", null, List.of(Tuple.of(anne, null)), List.of(), true, true);
+    String key = "{\"user\":\"user:anne\",\"relation\":\"admin\",\"object\":\"org:acme\"}";
+    assertThat(seen.subList(1, 4))
+        .extracting(Seen::body)
+        .containsExactly(
+            "{\"authorization_model_id\":\"M1\",\"writes\":{\"tuple_keys\":["
+                + key
+                + "]},\"deletes\":{\"tuple_keys\":["
+                + key
+                + "]}}",
+            "{\"deletes\":{\"tuple_keys\":[" + key + "],\"on_missing\":\"ignore\"}}",
+            "{\"writes\":{\"tuple_keys\":[" + key + "],\"on_duplicate\":\"ignore\"}}");
+  }
+
+  @Test
+  void aWriteIsNotRetriedAfterAnAnswerItMayHaveCommittedButIsWhenRateLimited() throws Exception {
+    TupleKey anne = new TupleKey("org:acme", "admin", "user:anne");
+    then(500, "{\"code\":\"internal_error\"}");
+    assertThatThrownBy(
+            () ->
+                api.tuples()
+                    .write("S1", null, List.of(Tuple.of(anne, null)), List.of(), false, false))
+        .isInstanceOf(ApiException.class)
+        .hasMessageContaining("POST " + url() + "/stores/S1/write: HTTP 500 internal_error");
+    assertThat(seen).hasSize(1);
+    then(429, "{}");
+    then(200, "{}");
+    api.tuples().write("S1", null, List.of(Tuple.of(anne, null)), List.of(), false, false);
+    assertThat(seen).hasSize(3);
+  }
+
+  @Test
+  void theScratchStoresTuplesAreWrittenAsTheyAreInWritesOfAHundred() throws Exception {
+    List<com.fasterxml.jackson.databind.JsonNode> tuples = new java.util.ArrayList<>();
+    for (int i = 0; i < 150; i++) {
+      tuples.add(
+          JSON.readTree(
+              "{\"object\":\"doc:" + i + "\",\"relation\":\"viewer\",\"user\":\"user:a\"}"));
+    }
+    then(200, "{}");
+    then(200, "{}");
+    api.writeTuples("S1", "M1", tuples);
+    assertThat(seen).hasSize(2);
+    var first = JSON.readTree(seen.get(0).body());
+    var second = JSON.readTree(seen.get(1).body());
+    assertThat(first.path("authorization_model_id").asText()).isEqualTo("M1");
+    assertThat(first.path("writes").path("tuple_keys")).hasSize(100);
+    assertThat(first.path("writes").path("tuple_keys").get(0)).isEqualTo(tuples.get(0));
+    assertThat(second.path("writes").path("tuple_keys")).hasSize(50);
+    assertThat(second.path("writes").path("tuple_keys").get(49)).isEqualTo(tuples.get(149));
+    assertThat(first.has("deletes")).isFalse();
+    assertThat(first.path("writes").has("on_duplicate")).isFalse();
+  }
+
+  @Test
+  void readPagesGiveTuplesWithConditionAndTimestampAndPassTheToken() throws Exception {
+    then(
+        200,
+        "{\"tuples\":[{\"key\":{\"user\":\"user:anne\",\"relation\":\"admin\",\"object\":\"org:acme\","
+            + "\"condition\":{\"name\":\"in_hours\",\"context\":{\"from\":9}}},"
+            + "\"timestamp\":\"2026-03-04T05:06:07.123456789Z\"},"
+            + "{\"key\":{\"user\":\"user:bob\",\"relation\":\"member\",\"object\":\"org:acme\"},"
+            + "\"timestamp\":\"2026-03-04T05:06:08Z\"}],\"continuation_token\":\"eyJ/=\"}");
+    then(200, "{\"tuples\":[],\"continuation_token\":\"\"}");
+
+    TuplePage page = api.tuples().readObject("S1", "org:acme", "");
+    assertThat(page.last()).isFalse();
+    assertThat(page.continuationToken()).isEqualTo("eyJ/=");
+    assertThat(page.tuples())
+        .containsExactly(
+            new Tuple(
+                new TupleKey("org:acme", "admin", "user:anne"),
+                new TupleCondition("in_hours", JSON.readTree("{\"from\":9}")),
+                Instant.parse("2026-03-04T05:06:07.123456789Z")),
+            new Tuple(
+                new TupleKey("org:acme", "member", "user:bob"),
+                null,
+                Instant.parse("2026-03-04T05:06:08Z")));
+    assertThat(api.tuples().readObject("S1", "org:acme", page.continuationToken()).last()).isTrue();
+
+    assertThat(seen)
+        .extracting(Seen::method, Seen::uri)
+        .containsOnly(tuple("POST", "/stores/S1/read"));
+    assertThat(seen)
+        .extracting(Seen::body)
+        .containsExactly(
+            "{\"tuple_key\":{\"object\":\"org:acme\"},\"page_size\":100,"
+                + "\"consistency\":\"HIGHER_CONSISTENCY\"}",
+            "{\"tuple_key\":{\"object\":\"org:acme\"},\"page_size\":100,"
+                + "\"continuation_token\":\"eyJ/=\",\"consistency\":\"HIGHER_CONSISTENCY\"}");
+  }
+
+  @Test
+  void aReadOfTheWholeStoreHasNoFilterAndOneKeyReadsExactlyIt() throws Exception {
+    then(200, "{\"tuples\":[],\"continuation_token\":\"\"}");
+    assertThat(api.tuples().readAll("S1", "t1").tuples()).isEmpty();
+    assertThat(seen.get(0).body())
+        .isEqualTo(
+            "{\"page_size\":100,\"continuation_token\":\"t1\",\"consistency\":\"HIGHER_CONSISTENCY\"}");
+
+    TupleKey anne = new TupleKey("org:acme", "admin", "user:anne");
+    then(200, "{\"tuples\":[],\"continuation_token\":\"\"}");
+    assertThat(api.tuples().readOne("S1", anne)).isEmpty();
+    assertThat(seen.get(1).body())
+        .isEqualTo(
+            "{\"tuple_key\":{\"user\":\"user:anne\",\"relation\":\"admin\",\"object\":\"org:acme\"},"
+                + "\"page_size\":100,\"consistency\":\"HIGHER_CONSISTENCY\"}");
+    then(
+        200,
+        "{\"tuples\":[{\"key\":{\"user\":\"user:anne\",\"relation\":\"admin\",\"object\":\"org:acme\"},"
+            + "\"timestamp\":\"2026-03-04T05:06:07Z\"}],\"continuation_token\":\"\"}");
+    assertThat(api.tuples().readOne("S1", anne))
+        .contains(new Tuple(anne, null, Instant.parse("2026-03-04T05:06:07Z")));
+  }
+
+  @Test
+  void aReadIsRetriedOn5xx() throws Exception {
+    then(503, "{}");
+    then(200, "{\"tuples\":[]}");
+    assertThat(api.tuples().readAll("S1", "").last()).isTrue();
+    assertThat(seen).hasSize(2);
+  }
+
+  /** The error a write ends with after this one answer. */
+  private ApiException writeError(int status, String body) {
+    then(status, body);
+    TupleKey anne = new TupleKey("org:acme", "admin", "user:anne");
+    Throwable thrown =
+        org.assertj.core.api.Assertions.catchThrowable(
+            () ->
+                api.tuples()
+                    .write("S1", null, List.of(Tuple.of(anne, null)), List.of(), false, false));
+    assertThat(thrown).isInstanceOf(ApiException.class);
+    return (ApiException) thrown;
+  }
+
+  @Test
+  void theWriteErrorsOpenFgaAnswersAreToldApart() {
+    ApiException duplicate =
+        writeError(
+            400,
+            "{\"code\":\"write_failed_due_to_invalid_input\",\"message\":\"cannot write a tuple which"
+                + " already exists: user: 'user:anne', relation: 'admin', object: 'org:acme': tuple to be"
+                + " written already existed or the tuple to be deleted did not exist\"}");
+    ApiException missing =
+        writeError(
+            400,
+            "{\"code\":\"write_failed_due_to_invalid_input\",\"message\":\"cannot delete a tuple which"
+                + " does not exist: user: 'user:anne', relation: 'admin', object: 'org:acme': tuple to be"
+                + " written already existed or the tuple to be deleted did not exist\"}");
+    ApiException invalid =
+        writeError(
+            400,
+            "{\"code\":\"validation_error\",\"message\":\"Invalid tuple 'org:acme#owner@user:carl'."
+                + " Reason: relation 'org#owner' not found\"}");
+    ApiException limit =
+        writeError(
+            400,
+            "{\"code\":\"exceeded_entity_limit\",\"message\":\"The number of write operations"
+                + " exceeds the allowed limit of 100\"}");
+    ApiException conflict =
+        writeError(
+            409,
+            "{\"code\":\"Aborted\",\"message\":\"transactional write failed due to conflict:"
+                + " attempted to write a tuple which already exists with a different condition: x\"}");
+    ApiException twice =
+        writeError(
+            400,
+            "{\"code\":\"cannot_allow_duplicate_tuples_in_one_request\",\"message\":\"duplicate\"}");
+    ApiException modelGone =
+        writeError(
+            400,
+            "{\"code\":\"authorization_model_not_found\",\"message\":\"Authorization Model 'M' not found\"}");
+
+    assertThat(List.of(duplicate, missing, invalid, limit, conflict, twice, modelGone))
+        .extracting(
+            ApiException::duplicateOrMissing,
+            ApiException::invalidTuple,
+            ApiException::entityLimit,
+            ApiException::conflict,
+            ApiException::refused)
+        .containsExactly(
+            tuple(true, false, false, false, true),
+            tuple(true, false, false, false, true),
+            tuple(false, true, false, false, true),
+            tuple(false, false, true, false, true),
+            tuple(false, false, false, true, false),
+            tuple(false, false, false, false, true),
+            tuple(false, false, false, false, false));
+    assertThat(invalid.detail())
+        .isEqualTo(
+            "HTTP 400 validation_error: Invalid tuple 'org:acme#owner@user:carl'. Reason: relation"
+                + " 'org#owner' not found");
+    // none of them retried: each answer once
+    assertThat(seen).hasSize(7);
+  }
+
+  @Test
+  void aModelIsReadByIdOrIsEmptyWhenTheStoreHasNoneOfThatId() throws Exception {
+    then(
+        200,
+        "{\"authorization_model\":{\"id\":\"M1\",\"schema_version\":\"1.1\",\"type_definitions\":[]}}");
+    assertThat(api.model("S1", "M1"))
+        .contains(
+            JSON.readTree("{\"id\":\"M1\",\"schema_version\":\"1.1\",\"type_definitions\":[]}"));
+    // what OpenFGA answers for an id it does not know (a 400, as its errors ledger has it)
+    then(
+        400,
+        "{\"code\":\"authorization_model_not_found\",\"message\":\"Authorization Model"
+            + " '01HVMMBCMGZNT3SED4Z17ECXCA' not found\"}");
+    assertThat(api.model("S1", "01HVMMBCMGZNT3SED4Z17ECXCA")).isEmpty();
+    // a store that is gone is not a model that is gone
+    then(404, "{\"code\":\"store_id_not_found\"}");
+    assertThatThrownBy(() -> api.model("S1", "M1")).isInstanceOf(ApiException.class);
+    assertThat(seen)
+        .extracting(Seen::method, Seen::uri)
+        .containsOnly(
+            tuple("GET", "/stores/S1/authorization-models/M1"),
+            tuple("GET", "/stores/S1/authorization-models/01HVMMBCMGZNT3SED4Z17ECXCA"));
+  }
+
+  @Test
+  void theNewestModelIsTheFirstOfAPageOfOne() throws Exception {
+    then(
+        200,
+        "{\"authorization_models\":[{\"id\":\"M2\",\"schema_version\":\"1.1\",\"type_definitions\":[]}],\"continuation_token\":\"n\"}");
+    assertThat(api.newestModel("S1")).map(Model::id).contains("M2");
+    then(200, "{\"authorization_models\":[],\"continuation_token\":\"\"}");
+    assertThat(api.newestModel("S1")).isEmpty();
+    assertThat(seen)
+        .extracting(Seen::uri)
+        .containsOnly("/stores/S1/authorization-models?page_size=1");
+  }
+
   @Test
   void oidcClientCredentialsFetchATokenOnceAndKeepItUntilAMinuteBeforeItExpires() throws Exception {
     then(200, "{\"access_token\":\"tok-1\",\"expires_in\":3600}");
