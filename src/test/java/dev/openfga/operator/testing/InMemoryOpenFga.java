@@ -1,10 +1,13 @@
 package dev.openfga.operator.testing;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
+import dev.openfga.operator.openfga.Tuple;
+import dev.openfga.operator.openfga.TupleKey;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
@@ -17,10 +20,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The part of the OpenFGA HTTP API the FGAStore and FGAModel controllers use, in memory: stores
- * (list, get, create, delete), their authorization models (list, write), tuples written (and
- * forgotten) and checks that all answer {@link #allowed}, counted and logged, slow if asked;
- * deletes that fail, and look-ups held until several have arrived. For {@link FakeOpenFga}.
+ * The part of the OpenFGA HTTP API the operator's controllers use, in memory: stores (list, get,
+ * create, delete), their authorization models (list, get, write), their tuples (written and read as
+ * OpenFGA 1.8 and 1.10 do: {@link InMemoryTuples}), and checks that all answer {@link #allowed},
+ * counted and logged, slow if asked; deletes and writes that fail, and look-ups held until several
+ * have arrived. For {@link FakeOpenFga}.
  */
 public final class InMemoryOpenFga implements HttpHandler {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -53,7 +57,7 @@ public final class InMemoryOpenFga implements HttpHandler {
 
   /**
    * What was asked, in order: {@code create <name>} for each store created, {@code check <store
-   * name>} for each check.
+   * name>} for each check, {@code write +<writes> -<deletes>} for each write request.
    */
   public final List<String> log = new CopyOnWriteArrayList<>();
 
@@ -102,6 +106,58 @@ public final class InMemoryOpenFga implements HttpHandler {
    * server that is down answers with its own page.
    */
   public volatile String foreignPage;
+
+  /**
+   * The OpenFGA version answered like: {@code 1.10.0} and later read a write's {@code on_duplicate}
+   * and {@code on_missing}; {@code 1.8.16} drops them unread and answers as without them.
+   */
+  public volatile String version = "1.10.0";
+
+  /** The most writes and deletes one write request may hold (OpenFGA's default: 100). */
+  public volatile int maxTuplesPerWrite = 100;
+
+  /** Write requests received (applied or not); read requests received. */
+  public final AtomicInteger writeRequests = new AtomicInteger();
+
+  public final AtomicInteger readRequests = new AtomicInteger();
+
+  /** Tuples created by writes (not those skipped as duplicates); tuples deleted by writes. */
+  public final AtomicInteger tuplesWritten = new AtomicInteger();
+
+  public final AtomicInteger tuplesDeleted = new AtomicInteger();
+
+  /**
+   * When 0 or more: the number of write requests still answered before one fails. Each write
+   * request counts it down; the one that finds it at 0 is answered 500 {@code internal_error}
+   * without applying anything, and it stays at -1 after.
+   */
+  public final AtomicInteger failWritesAfter = new AtomicInteger(-1);
+
+  /**
+   * When set, run after a write is applied, before its answer is sent (e.g. the operator crashing
+   * between its writes).
+   */
+  public volatile Runnable afterWrite;
+
+  private final InMemoryTuples tuples = new InMemoryTuples();
+
+  /** The store's tuples now: key text ({@code object#relation@user}) → tuple, sorted. */
+  public Map<String, Tuple> tuples(String storeId) {
+    return tuples.snapshot(storeId);
+  }
+
+  /**
+   * Puts a tuple into the store as the application would, out of band (none of the counters move;
+   * without a timestamp it gets now's); one of the same key is replaced.
+   */
+  public void putTuple(String storeId, Tuple t) {
+    tuples.put(storeId, t);
+  }
+
+  /** Deletes a tuple from the store as the application would, out of band. */
+  public void removeTuple(String storeId, TupleKey k) {
+    tuples.remove(storeId, k);
+  }
 
   @Override
   public void handle(HttpExchange exchange) throws IOException {
@@ -182,11 +238,20 @@ public final class InMemoryOpenFga implements HttpHandler {
       body.put("code", "validation_error").put("message", "refused by the test");
     } else if (path.length == 2 && method.equals("DELETE")) {
       stores.remove(id);
+      tuples.drop(id);
       status = 204;
     } else if (path.length == 2) {
       body.put("id", id)
           .put("name", stores.get(id))
           .put("created_at", createdAt.getOrDefault(id, CREATED_AT));
+    } else if (path.length == 4 && path[2].equals("authorization-models") && method.equals("GET")) {
+      ObjectNode model = model(id, path[3]);
+      if (model == null) {
+        status = 400;
+        body = modelNotFound(path[3]);
+      } else {
+        body.set("authorization_model", model);
+      }
     } else if (path[2].equals("authorization-models") && method.equals("GET")) {
       ArrayNode list = body.putArray("authorization_models");
       models.getOrDefault(id, List.of()).forEach(list::add);
@@ -199,7 +264,14 @@ public final class InMemoryOpenFga implements HttpHandler {
       body.put("authorization_model_id", written);
       status = 201;
     } else if (path[2].equals("write") && method.equals("POST")) {
-      exchange.getRequestBody().readAllBytes();
+      InMemoryTuples.Answer answer = write(id, JSON.readTree(exchange.getRequestBody()));
+      status = answer.status();
+      body = answer.body();
+    } else if (path[2].equals("read") && method.equals("POST")) {
+      readRequests.incrementAndGet();
+      InMemoryTuples.Answer answer = tuples.read(id, JSON.readTree(exchange.getRequestBody()));
+      status = answer.status();
+      body = answer.body();
     } else if (path[2].equals("check") && method.equals("POST") && modelNotYetReplicated) {
       String model =
           JSON.readTree(exchange.getRequestBody()).path("authorization_model_id").asText();
@@ -217,6 +289,69 @@ public final class InMemoryOpenFga implements HttpHandler {
     try (OutputStream o = exchange.getResponseBody()) {
       o.write(out);
     }
+  }
+
+  /**
+   * A write: counted and logged ({@code write +N -M}), failed if {@link #failWritesAfter} says so,
+   * checked against the model it names (else the store's newest; none: every tuple accepted), then
+   * applied whole or not at all.
+   */
+  private InMemoryTuples.Answer write(String id, JsonNode request) {
+    writeRequests.incrementAndGet();
+    log.add(
+        "write +"
+            + request.path("writes").path("tuple_keys").size()
+            + " -"
+            + request.path("deletes").path("tuple_keys").size());
+    if (failWritesAfter.getAndUpdate(n -> n >= 0 ? n - 1 : n) == 0) {
+      return new InMemoryTuples.Answer(500, JSON.createObjectNode().put("code", "internal_error"));
+    }
+    JsonNode model = null;
+    if (!request.path("writes").path("tuple_keys").isEmpty()) {
+      String named = request.path("authorization_model_id").asText("");
+      List<ObjectNode> all = models.getOrDefault(id, List.of());
+      model = named.isEmpty() ? (all.isEmpty() ? null : all.get(0)) : model(id, named);
+      if (!named.isEmpty() && model == null) {
+        return new InMemoryTuples.Answer(400, modelNotFound(named));
+      }
+    }
+    InMemoryTuples.Answer answer =
+        tuples.write(
+            id,
+            request,
+            model,
+            readsWriteOptions(version),
+            maxTuplesPerWrite,
+            applied -> {
+              tuplesWritten.addAndGet(applied.created());
+              tuplesDeleted.addAndGet(applied.deleted());
+            });
+    Runnable after = afterWrite;
+    if (answer.status() == 200 && after != null) {
+      after.run();
+    }
+    return answer;
+  }
+
+  /** Whether OpenFGA {@code version} reads {@code on_duplicate} and {@code on_missing} (1.10+). */
+  private static boolean readsWriteOptions(String version) {
+    String[] parts = version.split("\\.");
+    int major = Integer.parseInt(parts[0]);
+    int minor = parts.length > 1 ? Integer.parseInt(parts[1]) : 0;
+    return major > 1 || (major == 1 && minor >= 10);
+  }
+
+  private ObjectNode model(String storeId, String modelId) {
+    return models.getOrDefault(storeId, List.of()).stream()
+        .filter(m -> m.path("id").asText().equals(modelId))
+        .findFirst()
+        .orElse(null);
+  }
+
+  private static ObjectNode modelNotFound(String modelId) {
+    return JSON.createObjectNode()
+        .put("code", "authorization_model_not_found")
+        .put("message", "Authorization Model '" + modelId + "' not found");
   }
 
   private String newId() {
