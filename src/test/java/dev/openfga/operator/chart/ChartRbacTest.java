@@ -14,6 +14,7 @@ import dev.openfga.operator.testing.FakeOpenFga;
 import dev.openfga.operator.testing.InMemoryOpenFga;
 import dev.openfga.operator.testing.MockCluster;
 import dev.openfga.operator.testing.UpstreamChart;
+import dev.openfga.operator.tuples.FGATuples;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
@@ -434,6 +435,15 @@ class ChartRbacTest {
     m.setPublish(publish);
     model.setSpec(m);
     h.resources(FGAModel.class).inNamespace(WATCHED).resource(model).create();
+
+    FGATuples tuples = new FGATuples();
+    tuples.setMetadata(new ObjectMetaBuilder().withName("app").withNamespace(WATCHED).build());
+    tuples.setSpec(new FGATuples.Spec());
+    tuples.getSpec().setStoreRef(new FGAStore.NameRef("app"));
+    tuples.getSpec().setModelRef(new FGAStore.NameRef("app"));
+    tuples.getSpec().setDeletionPolicy(FGAStore.DeletionPolicy.Delete);
+    tuples.getSpec().setTuples(List.of(new FGATuples.TupleSpec("user:anne", "viewer", "doc:1")));
+    h.resources(FGATuples.class).inNamespace(WATCHED).resource(tuples).create();
     // a merge patch, not an edit: the fake controllers write alpha meanwhile (an edit is
     // conditional on the resourceVersion it read, and failed once with 409 in a CI run)
     h.apps()
@@ -473,6 +483,16 @@ class ChartRbacTest {
                     .getAnnotations(),
             a -> a != null && a.containsKey(FGAModel.MODEL_ID));
     assertThat(api.stores).hasSize(1);
+    String storeId = api.stores.keySet().iterator().next();
+    await()
+        .atMost(WAIT)
+        .until(() -> api.tuples(storeId).keySet(), k -> k.contains("doc:1#viewer@user:anne"));
+    h.resources(FGATuples.class).inNamespace(WATCHED).withName("app").delete();
+    await()
+        .atMost(WAIT)
+        .until(
+            () -> h.resources(FGATuples.class).inNamespace(WATCHED).withName("app").get() == null);
+    assertThat(api.tuples(storeId)).as("the tuple it wrote, deleted with it").isEmpty();
     h.resources(FGAStore.class).inNamespace(WATCHED).withName("app").delete();
     await()
         .atMost(WAIT)
