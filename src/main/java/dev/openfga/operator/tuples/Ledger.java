@@ -37,6 +37,9 @@ final class Ledger {
   /** Tuples a create found already there (refused as duplicates, then read). */
   final SortedSet<TupleKey> foundPresent = new TreeSet<>();
 
+  /** Since when the tuples pending in the record written last were about to be created. */
+  Optional<Instant> pendingSince = Optional.empty();
+
   /** Whether a record written in this reconcile holds what the ledger says now. */
   boolean recorded;
 
@@ -100,9 +103,15 @@ final class Ledger {
         l.recorded = false;
       } else if (a instanceof TuplesAnswer.RecordWritten w) {
         l.resourceVersion = Optional.of(w.resourceVersion());
-        l.recorded = w.step().pending().isEmpty() && w.step().owned().equals(l.owned);
         l.pending.clear();
         l.pending.addAll(w.step().pending());
+        l.pendingSince = w.step().pendingSince();
+        l.recorded = w.step().pending().isEmpty();
+        if (l.recorded) {
+          // what the record now says (tuples found gone for good are no longer listed)
+          l.owned.clear();
+          l.owned.addAll(w.step().owned());
+        }
       }
     }
     return l;

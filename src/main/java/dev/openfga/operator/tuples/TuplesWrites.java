@@ -43,9 +43,21 @@ final class TuplesWrites {
     Optional<TuplesAnswer.Failed> failed = o.answer(TuplesAnswer.Failed.class);
     Optional<TuplesAnswer.Invalid> invalid = o.answer(TuplesAnswer.Invalid.class);
     if (failed.isPresent() || invalid.isPresent()) {
-      if (!l.recorded && l.read.size() > 0) {
-        // what was written before the failure is recorded first: the next look goes on from there
-        return call(finalRecord(storeId, l, desired));
+      boolean progressWritten =
+          o.answers().get(o.answers().size() - 1) instanceof TuplesAnswer.RecordWritten;
+      if (!progressWritten && !l.recorded && !l.read.isEmpty()) {
+        // what was written before the failure is recorded first: the next look goes on from there.
+        // What was about to be created stays pending: a create whose answer was lost may have
+        // been written, and the next look tells by its time
+        SortedSet<TupleKey> pending = new TreeSet<>(l.pending);
+        pending.removeAll(l.owned);
+        return call(
+            new TuplesStep.WriteRecord(
+                storeId,
+                owned(l, desired),
+                pending,
+                pending.isEmpty() ? Optional.empty() : l.pendingSince,
+                l.resourceVersion));
       }
       counts(d, desired, l);
       if (invalid.isPresent()) {
@@ -122,8 +134,12 @@ final class TuplesWrites {
       }
       return call(new TuplesStep.Create(storeId, modelId, first(fresh, limit), false));
     }
-    if (!l.recorded && !(o.record() instanceof Record.Absent && l.owned.isEmpty())) {
-      return call(finalRecord(storeId, l, desired));
+    SortedSet<TupleKey> owned = owned(l, desired);
+    boolean changed = !l.recorded || !owned.equals(l.owned);
+    if (changed && !(o.record() instanceof Record.Absent && owned.isEmpty())) {
+      return call(
+          new TuplesStep.WriteRecord(
+              storeId, owned, new TreeSet<>(), Optional.empty(), l.resourceVersion));
     }
     d.next.setModelId(modelId);
     d.next.setDeclaredHash(desired.hash());
@@ -261,7 +277,11 @@ final class TuplesWrites {
     d.next.setDesired(desired.tuples().size());
     d.next.setWritten(written);
     d.next.setPreExisting(preExisting);
-    d.next.setHeld((int) l.owned.stream().filter(k -> !desired.tuples().containsKey(k)).count());
+    d.next.setHeld(
+        (int)
+            l.owned.stream()
+                .filter(k -> !desired.tuples().containsKey(k) && l.present.containsKey(k))
+                .count());
     d.next.setStoreId(d.o.store().orElseThrow().getStatus().getStoreId());
     d.next.setRecordName(Names.tuplesRecord(d.o.tuples().getMetadata().getName()));
   }
@@ -290,9 +310,8 @@ final class TuplesWrites {
     }
   }
 
-  /** The record as the ledger says: the tuples owned (no longer those read gone), none pending. */
-  private static TuplesStep.WriteRecord finalRecord(
-      String storeId, Ledger l, Desired.Valid desired) {
+  /** The tuples owned, less those read gone that are no longer declared (nothing to delete). */
+  private static SortedSet<TupleKey> owned(Ledger l, Desired.Valid desired) {
     SortedSet<TupleKey> owned = new TreeSet<>();
     for (TupleKey k : l.owned) {
       boolean goneForGood =
@@ -301,8 +320,7 @@ final class TuplesWrites {
         owned.add(k);
       }
     }
-    return new TuplesStep.WriteRecord(
-        storeId, owned, new TreeSet<>(), Optional.empty(), l.resourceVersion);
+    return owned;
   }
 
   /**

@@ -474,6 +474,9 @@ class TuplesPlannerTest {
     assertThat(condition(failed, "Ready").getReason()).isEqualTo("OpenFGARequestFailed");
     assertThat(failed.status().orElseThrow().getWritten()).isEqualTo(100);
     assertThat(s.owned()).hasSize(100);
+    assertThat(((Record.Own) s.record).pending())
+        .as("not sent yet, or sent unanswered")
+        .hasSize(150);
     assertThat(condition(failed, "InSync").getReason()).isEqualTo("TuplesMissing");
 
     s.instead = step -> null;
@@ -486,6 +489,33 @@ class TuplesPlannerTest {
         .containsExactly(100, 50);
     assertThat(done.status().orElseThrow().getWritten()).isEqualTo(250);
     assertThat(condition(done, "InSync").getStatus()).isEqualTo("True");
+  }
+
+  @Test
+  void aCreateWhoseAnswerWasLostIsFoundWrittenAndTakenForItsOwn() {
+    SimulatedStore s = new SimulatedStore();
+    s.instead =
+        step -> {
+          if (step instanceof TuplesStep.Create c && s.calls(TuplesStep.Create.class).size() == 2) {
+            // written by OpenFGA, the answer lost on the way back
+            c.tuples().forEach(t -> s.tuples.put(t.key(), new Tuple(t.key(), null, NOW)));
+            return new TuplesAnswer.Failed(CallFailure.of(new IOException("request timed out")));
+          }
+          return null;
+        };
+    FGATuples t = resource(specs(250));
+    t.setStatus(s.drive(observed(t)).status().orElseThrow());
+    s.instead = step -> null;
+    s.calls.clear();
+
+    TuplesPlan.Done done = s.drive(observed(t));
+
+    assertThat(s.calls(TuplesStep.Create.class))
+        .extracting(c -> c.tuples().size())
+        .containsExactly(50);
+    assertThat(s.owned()).hasSize(250);
+    assertThat(done.status().orElseThrow().getWritten()).isEqualTo(250);
+    assertThat(done.status().orElseThrow().getPreExisting()).isZero();
   }
 
   @Test
