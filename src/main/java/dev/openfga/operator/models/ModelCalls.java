@@ -7,6 +7,7 @@ import dev.openfga.operator.openfga.Credentials;
 import dev.openfga.operator.openfga.FgaApi;
 import dev.openfga.operator.openfga.OpenFgaCallLimit;
 import dev.openfga.operator.stores.FGAStore;
+import dev.openfga.operator.stores.StoreCalls;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
@@ -136,11 +137,7 @@ final class ModelCalls {
 
   /** The API client for the store's server, with its credentials (read from the Secret now). */
   private FgaApi connect(FGAStore store) throws Credentials.CredentialsException {
-    FGAStore.OpenFgaRef ref = store.getSpec().getOpenfgaRef();
-    return connector.connect(
-        store.getMetadata().getNamespace(),
-        ref.getUrl(),
-        ref.getCredentialsRef() == null ? null : ref.getCredentialsRef().getName());
+    return StoreCalls.connect(connector, store);
   }
 
   static String ref(FGAModel model) {

@@ -9,6 +9,7 @@ import dev.openfga.operator.models.ModelObservation.Desired;
 import dev.openfga.operator.openfga.OpenFgaCallLimit;
 import dev.openfga.operator.openfga.Servers;
 import dev.openfga.operator.stores.FGAStore;
+import dev.openfga.operator.stores.StorePlanner;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -65,7 +66,7 @@ public final class ModelPlanner {
     }
     String ns = o.model().getMetadata().getNamespace();
     String storeName = storeName(o.model());
-    Optional<String> notReady = storeNotReady(ns, storeName, o.store().orElse(null));
+    Optional<String> notReady = StorePlanner.notReady(ns, storeName, o.store().orElse(null));
     if (notReady.isPresent()) {
       return d.blocked(ModelReason.StoreNotReady, notReady.get(), WAIT);
     }
@@ -247,31 +248,6 @@ public final class ModelPlanner {
   private static String storeName(FGAModel model) {
     FGAStore.NameRef ref = model.getSpec().getStoreRef();
     return ref == null ? null : ref.getName();
-  }
-
-  /** Why the store cannot be used yet, or empty. */
-  static Optional<String> storeNotReady(String ns, String name, FGAStore store) {
-    if (name == null) {
-      return Optional.of("spec.storeRef.name must name an FGAStore");
-    }
-    if (store == null) {
-      return Optional.of("FGAStore " + ns + "/" + name + " does not exist");
-    }
-    FGAStore.Status s = store.getStatus();
-    boolean ready =
-        s != null
-            && s.getStoreId() != null
-            && Conditions.isTrue(s.getConditions(), Conditions.READY);
-    if (!ready) {
-      String why =
-          s == null
-              ? "not reconciled yet"
-              : Conditions.find(s.getConditions(), Conditions.READY)
-                  .map(c -> c.getReason() + ": " + c.getMessage())
-                  .orElse("not reconciled yet");
-      return Optional.of("FGAStore " + ns + "/" + name + " is not ready (" + why + ")");
-    }
-    return Optional.empty();
   }
 
   /** What the status knows, for this store only (another store's ids mean nothing here). */

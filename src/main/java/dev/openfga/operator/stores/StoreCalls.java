@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * ends: the API client once connected, the store name's lock once taken (released by {@link
  * #close}, before the status is written). A call that fails is answered, not thrown.
  */
-final class StoreCalls implements AutoCloseable {
+public final class StoreCalls implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(StoreCalls.class);
 
   private final KubernetesClient client;
@@ -168,6 +168,15 @@ final class StoreCalls implements AutoCloseable {
 
   /** The API client for this store's server, with its credentials (read from the Secret now). */
   private FgaApi connect(FGAStore store) throws Credentials.CredentialsException {
+    return connect(connector, store);
+  }
+
+  /**
+   * The API client for the FGAStore's server, with the credentials of its Secret (read now): what
+   * every controller that calls the store's OpenFGA connects with.
+   */
+  public static FgaApi connect(Connector connector, FGAStore store)
+      throws Credentials.CredentialsException {
     FGAStore.OpenFgaRef ref = store.getSpec().getOpenfgaRef();
     return connector.connect(
         store.getMetadata().getNamespace(),

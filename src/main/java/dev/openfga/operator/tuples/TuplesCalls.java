@@ -9,6 +9,7 @@ import dev.openfga.operator.openfga.Model;
 import dev.openfga.operator.openfga.Tuple;
 import dev.openfga.operator.openfga.TupleKey;
 import dev.openfga.operator.stores.FGAStore;
+import dev.openfga.operator.stores.StoreCalls;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
@@ -139,10 +140,6 @@ final class TuplesCalls {
 
   /** The API client for the store's server, with its credentials (read from the Secret now). */
   private FgaApi connect(FGAStore store) throws Credentials.CredentialsException {
-    FGAStore.OpenFgaRef ref = store.getSpec().getOpenfgaRef();
-    return connector.connect(
-        store.getMetadata().getNamespace(),
-        ref.getUrl(),
-        ref.getCredentialsRef() == null ? null : ref.getCredentialsRef().getName());
+    return StoreCalls.connect(connector, store);
   }
 }

@@ -8,6 +8,7 @@ import dev.openfga.operator.openfga.Tuple;
 import dev.openfga.operator.openfga.TupleCondition;
 import dev.openfga.operator.openfga.TupleKey;
 import dev.openfga.operator.stores.FGAStore;
+import dev.openfga.operator.stores.StorePlanner;
 import dev.openfga.operator.tuples.TuplesObservation.Desired;
 import dev.openfga.operator.tuples.TuplesObservation.Record;
 import java.time.Duration;
@@ -149,22 +150,11 @@ public final class TuplesPlanner {
     if (ref == null || ref.getName() == null) {
       return Optional.of("spec.storeRef.name must name an FGAStore");
     }
-    if (o.store().isEmpty()) {
-      return Optional.of("FGAStore " + ns + "/" + ref.getName() + " does not exist");
+    Optional<String> notReady = StorePlanner.notReady(ns, ref.getName(), o.store().orElse(null));
+    if (notReady.isPresent()) {
+      return notReady;
     }
     FGAStore store = o.store().get();
-    FGAStore.Status s = store.getStatus();
-    if (s == null
-        || s.getStoreId() == null
-        || !Conditions.isTrue(s.getConditions(), Conditions.READY)) {
-      String why =
-          s == null
-              ? "not reconciled yet"
-              : Conditions.find(s.getConditions(), Conditions.READY)
-                  .map(c -> c.getReason() + ": " + c.getMessage())
-                  .orElse("not reconciled yet");
-      return Optional.of("FGAStore " + ns + "/" + ref.getName() + " is not ready (" + why + ")");
-    }
     String url = store.getSpec().getOpenfgaRef().getUrl();
     if (!servers.allows(url)) {
       return Optional.of(
