@@ -84,7 +84,7 @@ public final class OperatorBench {
       variants.add(variant(name));
     }
     System.out.println(machine(variants));
-    if (options.tuples > 0) {
+    if (!options.tuples.isEmpty()) {
       System.out.printf(Locale.ROOT, "API %s at %s%n", api.describe(), api.url());
       String report =
           machine(variants).lines().filter(l -> !l.startsWith("Workload:")).map(l -> l + "\n")
@@ -1115,8 +1115,8 @@ public final class OperatorBench {
     String containerMemory = "128m";
     boolean memoryCgroup;
 
-    /** With {@code --tuples N}: the FGATuples benchmark ({@link TuplesBench}) instead. */
-    int tuples;
+    /** With {@code --tuples N[,N...]}: the FGATuples benchmark ({@link TuplesBench}) instead. */
+    List<Integer> tuples = List.of();
 
     /** The documents the tuples are spread over ({@code --tuples-objects}). */
     int tuplesObjects = 100;
@@ -1195,7 +1195,8 @@ public final class OperatorBench {
           case "--jdk25" -> o.jdk25 = Path.of(args[++i]);
           case "--container-memory" -> o.containerMemory = args[++i];
           case "--memory-cgroup" -> o.memoryCgroup = true;
-          case "--tuples" -> o.tuples = Integer.parseInt(args[++i]);
+          case "--tuples" ->
+              o.tuples = Arrays.stream(args[++i].split(",")).map(Integer::valueOf).toList();
           case "--tuples-objects" -> o.tuplesObjects = Integer.parseInt(args[++i]);
           case "--openfga" -> o.openfgaDatastores = List.of(args[++i].split(","));
           case "--openfga-versions" -> o.openfgaVersions = List.of(args[++i].split(","));

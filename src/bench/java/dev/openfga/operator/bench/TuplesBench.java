@@ -87,11 +87,13 @@ final class TuplesBench {
         for (String datastore : options.openfgaDatastores) {
           if (datastore.equals("postgres") && pg == null) {
             pg = new BenchOpenFga.Pg();
-            report.append("PostgreSQL ").append(pg.version()).append(" (fsync off)\n");
+            report.insert(0, "PostgreSQL " + pg.version() + " (fsync off)\n");
           }
-          String line = measure(version, datastore, pg);
-          System.out.println(line);
-          lines.add(line);
+          for (int n : options.tuples) {
+            String line = measure(version, datastore, pg, n);
+            System.out.println(line);
+            lines.add(line);
+          }
         }
       }
       report
@@ -110,9 +112,9 @@ final class TuplesBench {
   }
 
   /** One version and datastore: a table row. */
-  private String measure(String version, String datastore, BenchOpenFga.Pg pg) throws Exception {
-    int n = options.tuples;
-    String label = version.replace('.', '-') + "-" + datastore;
+  private String measure(String version, String datastore, BenchOpenFga.Pg pg, int n)
+      throws Exception {
+    String label = version.replace('.', '-') + "-" + datastore + "-" + n;
     run++;
     Path openfga = BenchOpenFga.openfga(version);
     List<String> store = new ArrayList<>(List.of("--datastore-engine", datastore));
@@ -164,10 +166,19 @@ final class TuplesBench {
       String storeName = "store-" + run;
       String tuplesName = "tuples-" + run;
       String source = "tuples-source-" + run;
-      try (OperatorProcess p =
-          OperatorProcess.start(
-              variant.home(), variant.flags(), variant.jar(), api.operatorEnv(), true, log, args,
-              null)) {
+      MemoryCgroup cgroup =
+          options.memoryCgroup ? MemoryCgroup.create(options.containerMemory, "tuples-" + run) : null;
+      try (cgroup;
+          OperatorProcess p =
+              OperatorProcess.start(
+                  variant.home(),
+                  variant.flags(),
+                  variant.jar(),
+                  api.operatorEnv(),
+                  true,
+                  log,
+                  args,
+                  cgroup)) {
         p.awaitReady(Duration.ofSeconds(120));
         String storeId = createStore(c, storeName, proxy.url());
         postJson(fgaUrl + "/stores/" + storeId + "/authorization-models", MODEL);
@@ -225,7 +236,9 @@ final class TuplesBench {
             .append(version)
             .append(", ")
             .append(datastore)
-            .append("\n\n")
+            .append(", ")
+            .append(n)
+            .append(" tuples\n\n")
             .append(
                 String.format(
                     Locale.ROOT,
@@ -279,9 +292,10 @@ final class TuplesBench {
             .append(
                 String.format(
                     Locale.ROOT,
-                    "- at the end: RSS %.0f MiB, VmHWM %.0f MiB%n",
+                    "- at the end: RSS %.0f MiB, VmHWM %.0f MiB%s%n",
                     rssEnd[0] / 1024.0,
-                    rssEnd[1] / 1024.0));
+                    rssEnd[1] / 1024.0,
+                    cgroup == null ? "" : "; " + cgroup.summary()));
         return String.format(
             Locale.ROOT,
             "| %s | %s | %d | %.2f | %d (%d Write) | %d | %d (%d writes) | %s | %.1f | %.0f | %.0f |"
