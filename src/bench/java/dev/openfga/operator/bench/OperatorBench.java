@@ -84,6 +84,24 @@ public final class OperatorBench {
       variants.add(variant(name));
     }
     System.out.println(machine(variants));
+    if (!options.tuples.isEmpty()) {
+      System.out.printf(Locale.ROOT, "API %s at %s%n", api.describe(), api.url());
+      String report =
+          machine(variants).lines().filter(l -> !l.startsWith("Workload:")).map(l -> l + "\n")
+                  .reduce("", String::concat)
+              + "API: "
+              + api.describe()
+              + "\nOperator: "
+              + variants.get(0).name()
+              + " ("
+              + String.join(" ", variants.get(0).flags())
+              + ")\n"
+              + new TuplesBench(options, api, variants.get(0)).run();
+      System.out.println();
+      System.out.println(report);
+      Files.writeString(options.out.resolve("tuples-results.md"), report);
+      return;
+    }
     if (options.footprint) {
       footprint = footprint(variants.get(0));
       System.out.println(footprint);
@@ -1097,6 +1115,15 @@ public final class OperatorBench {
     String containerMemory = "128m";
     boolean memoryCgroup;
 
+    /** With {@code --tuples N[,N...]}: the FGATuples benchmark ({@link TuplesBench}) instead. */
+    List<Integer> tuples = List.of();
+
+    /** The documents the tuples are spread over ({@code --tuples-objects}). */
+    int tuplesObjects = 100;
+
+    List<String> openfgaDatastores = List.of("memory", "postgres");
+    List<String> openfgaVersions = List.of("v1.10.0");
+
     /**
      * A JDK 25: {@code $JAVA25_HOME}, else a JDK 25 installed beside the one running the benchmark
      * (its {@code release} file says so), else the running one; {@code --jdk25} wins.
@@ -1168,6 +1195,11 @@ public final class OperatorBench {
           case "--jdk25" -> o.jdk25 = Path.of(args[++i]);
           case "--container-memory" -> o.containerMemory = args[++i];
           case "--memory-cgroup" -> o.memoryCgroup = true;
+          case "--tuples" ->
+              o.tuples = Arrays.stream(args[++i].split(",")).map(Integer::valueOf).toList();
+          case "--tuples-objects" -> o.tuplesObjects = Integer.parseInt(args[++i]);
+          case "--openfga" -> o.openfgaDatastores = List.of(args[++i].split(","));
+          case "--openfga-versions" -> o.openfgaVersions = List.of(args[++i].split(","));
           case "--compare" -> {
             o.sizes = List.of(1000);
             o.variants =
