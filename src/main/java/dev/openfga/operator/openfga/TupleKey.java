@@ -34,7 +34,12 @@ public record TupleKey(String object, String relation, String user)
 
   @Override
   public int compareTo(TupleKey other) {
-    return text().compareTo(other.text());
+    int c = object.compareTo(other.object);
+    if (c != 0) {
+      return c;
+    }
+    c = relation.compareTo(other.relation);
+    return c != 0 ? c : user.compareTo(other.user);
   }
 
   @Override

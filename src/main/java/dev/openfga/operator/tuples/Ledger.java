@@ -34,7 +34,10 @@ final class Ledger {
   final List<TupleKey> restored = new ArrayList<>();
   final List<TupleKey> deleted = new ArrayList<>();
 
-  /** Tuples a create found already there (refused as duplicates, then read). */
+  /**
+   * Declared tuples found already there and not its own: at the first read, or when a create was
+   * refused for them (written since that read).
+   */
   final SortedSet<TupleKey> foundPresent = new TreeSet<>();
 
   /** Since when the tuples pending in the record written last were about to be created. */
@@ -80,6 +83,10 @@ final class Ledger {
         if (first) {
           l.resolvePending(since);
           first = false;
+          // declared and already there, not its own: the application's (or a person's)
+          declared(o).keySet().stream()
+              .filter(k -> l.present.containsKey(k) && !l.owned.contains(k))
+              .forEach(l.foundPresent::add);
         } else {
           // a re-read after a duplicate: what is there now was not written by this FGATuples
           r.present().keySet().stream()

@@ -1,7 +1,6 @@
 package dev.openfga.operator.tuples;
 
 import static dev.openfga.operator.tuples.TuplesDraft.call;
-import static dev.openfga.operator.tuples.TuplesPlanner.first;
 
 import dev.openfga.operator.kube.Names;
 import dev.openfga.operator.kube.Timestamps;
@@ -67,7 +66,8 @@ final class TuplesDeletion {
       }
     }
     if (!deletes.isEmpty()) {
-      return call(new TuplesStep.Delete(storeId, null, first(deletes, TuplesWrites.perWrite(o))));
+      return TuplesWrites.batches(
+          deletes, TuplesWrites.perWrite(o), b -> new TuplesStep.Delete(storeId, null, b));
     }
     if (!l.deleted.isEmpty()) {
       d.emit(

@@ -9,8 +9,27 @@ import java.util.Optional;
  * observation, and the planner decides again), or the end of the reconcile.
  */
 public sealed interface TuplesPlan {
-  /** Make this call. */
-  record Call(TuplesStep step) implements TuplesPlan {}
+  /**
+   * Make these calls in order, as long as each succeeds (a create or delete done): the batches of
+   * one kind go out without a decision between them. The answers join the observation.
+   */
+  record Call(List<TuplesStep> steps) implements TuplesPlan {
+    public Call {
+      if (steps.isEmpty()) {
+        throw new IllegalArgumentException("a call of no step");
+      }
+      steps = List.copyOf(steps);
+    }
+
+    public Call(TuplesStep step) {
+      this(List.of(step));
+    }
+
+    /** The first call. */
+    public TuplesStep step() {
+      return steps.get(0);
+    }
+  }
 
   /**
    * The end: the status to write (none: nothing to write), the Events, the line to log, when to

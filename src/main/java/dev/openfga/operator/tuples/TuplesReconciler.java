@@ -108,11 +108,17 @@ public final class TuplesReconciler implements Reconciler<FGATuples>, Cleaner<FG
     TuplesPlan plan;
     try {
       for (plan = planner.plan(o); plan instanceof TuplesPlan.Call call; plan = planner.plan(o)) {
-        if (o.answers().size() >= MAX_CALLS) {
-          throw new IllegalStateException(
-              "an FGATuples plan asked for more than " + MAX_CALLS + " calls");
+        for (TuplesStep step : call.steps()) {
+          if (o.answers().size() >= MAX_CALLS) {
+            throw new IllegalStateException(
+                "an FGATuples plan asked for more than " + MAX_CALLS + " calls");
+          }
+          TuplesAnswer answer = calls.run(step, o);
+          o = o.with(answer);
+          if (!(answer instanceof TuplesAnswer.Created || answer instanceof TuplesAnswer.Deleted)) {
+            break;
+          }
         }
-        o = o.with(calls.run(call.step(), o));
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

@@ -112,7 +112,7 @@ final class TuplesWrites {
       }
     }
     if (!deletes.isEmpty()) {
-      return call(new TuplesStep.Delete(storeId, modelId, first(deletes, limit)));
+      return batches(deletes, limit, b -> new TuplesStep.Delete(storeId, modelId, b));
     }
     List<Tuple> restores = new ArrayList<>();
     List<Tuple> fresh = new ArrayList<>();
@@ -122,7 +122,7 @@ final class TuplesWrites {
       }
     }
     if (!restores.isEmpty()) {
-      return call(new TuplesStep.Create(storeId, modelId, first(restores, limit), true));
+      return batches(restores, limit, b -> new TuplesStep.Create(storeId, modelId, b, true));
     }
     if (!fresh.isEmpty()) {
       SortedSet<TupleKey> intent = new TreeSet<>();
@@ -132,7 +132,7 @@ final class TuplesWrites {
             new TuplesStep.WriteRecord(
                 storeId, new TreeSet<>(l.owned), intent, Optional.of(o.now()), l.resourceVersion));
       }
-      return call(new TuplesStep.Create(storeId, modelId, first(fresh, limit), false));
+      return batches(fresh, limit, b -> new TuplesStep.Create(storeId, modelId, b, false));
     }
     SortedSet<TupleKey> owned = owned(l, desired);
     boolean changed = !l.recorded || !owned.equals(l.owned);
@@ -350,6 +350,17 @@ final class TuplesWrites {
               TuplesPlanner.WAIT));
     }
     return Optional.empty();
+  }
+
+  /** The calls for {@code items} in batches of {@code limit}, in order. */
+  static <T> TuplesPlan batches(
+      List<T> items, int limit, java.util.function.Function<List<T>, TuplesStep> step) {
+    List<TuplesStep> steps = new ArrayList<>();
+    for (int from = 0; from < items.size(); from += limit) {
+      steps.add(
+          step.apply(new ArrayList<>(items.subList(from, Math.min(items.size(), from + limit)))));
+    }
+    return new TuplesPlan.Call(steps);
   }
 
   /** The most tuples one Write carries: the flag's, halved for each Write the server refused. */

@@ -330,6 +330,7 @@ class ChartRbacTest {
         // copy): the operator reads the resource and writes on it
         cluster.failNextAt("PATCH", "/fgastores/app/status", 409, 1);
         cluster.failNextAt("PATCH", "/fgamodels/app/status", 409, 1);
+        cluster.failNextAt("PATCH", "/fgatuples/app/status", 409, 1);
       }
 
       Controllers operator = operatorOf(cluster, manifests);
