@@ -115,12 +115,12 @@ class TuplesIT {
   static void twoOpenFgaVersionsAndTheOperator() {
     Proxy toOld = cluster.closeAfterClass(Proxy.start());
     Proxy toNew = cluster.closeAfterClass(Proxy.start());
-    // debug: the tuples controller's notes are logged at that level, and searched for the context
+    // trace: every line the operator can log is searched for the condition context
     operator =
         cluster.startOperator(
             cluster.installOperator(
                 cluster.namespace(),
-                "leaderElection: {enabled: false}\nlogLevel: debug\nstoresAndModels:\n"
+                "leaderElection: {enabled: false}\nlogLevel: trace\nstoresAndModels:\n"
                     + "  enabled: true\n  servers: ["
                     + toOld.url()
                     + ", "
@@ -146,7 +146,10 @@ class TuplesIT {
   @AfterAll
   static void noConditionContextInTheOperatorsOutput() {
     if (operator != null) {
-      assertThat(operator.log()).contains("fgatuples").doesNotContain(MARKER);
+      // the tuples controller's own debug lines are in what is searched
+      assertThat(operator.log())
+          .contains("DEBUG dev.openfga.operator.tuples.TuplesReconciler")
+          .doesNotContain(MARKER);
     }
   }
 
@@ -399,6 +402,13 @@ class TuplesIT {
     assertThat(deleteAnswered.get(WAIT.toSeconds(), TimeUnit.SECONDS))
         .isEqualTo(version.equals(Binaries.NEW_OPENFGA) ? 200 : 400);
     FGATuples afterMissing = awaitSettled(name, 5);
+    assertThat(s.proxy.writesTo(storeId))
+        .filteredOn(w -> names(w.body().path("deletes"), vanishing))
+        .first()
+        .satisfies(
+            w ->
+                assertThat(w.body().path("deletes").path("on_missing").asText())
+                    .isEqualTo("ignore"));
     assertThat(afterMissing.getStatus().getWritten()).isEqualTo(5);
     assertThat(storeTuples(s, storeId)).doesNotContainKey(vanishing).hasSize(5);
 
@@ -425,6 +435,14 @@ class TuplesIT {
     setTuples(name, declared);
     assertThat(createAnswered.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo(400);
     FGATuples afterCreateRace = awaitSettled(name, 7);
+    assertThat(s.proxy.writesTo(storeId))
+        .filteredOn(w -> names(w.body().path("writes"), contested))
+        .singleElement()
+        .satisfies(
+            w ->
+                assertThat(w.body().path("writes").has("on_duplicate"))
+                    .as("a create never ignores duplicates")
+                    .isFalse());
     assertThat(afterCreateRace.getStatus().getWritten()).isEqualTo(6);
     assertThat(afterCreateRace.getStatus().getPreExisting()).isEqualTo(1);
     assertThat(events(name, "TuplesAlreadyPresent"))
@@ -506,6 +524,10 @@ class TuplesIT {
             .inNamespace(cluster.namespace())
             .withName(recordName(name))
             .watch(
+                // from the version read: no change is missed while the watch opens
+                new io.fabric8.kubernetes.api.model.ListOptionsBuilder()
+                    .withResourceVersion(record(name).getMetadata().getResourceVersion())
+                    .build(),
                 new Watcher<>() {
                   @Override
                   public void eventReceived(Action action, ConfigMap cm) {
