@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.openfga.operator.models.FGAModel;
 import dev.openfga.operator.models.ModelAssertions;
 import dev.openfga.operator.openfga.FgaApi;
@@ -356,6 +357,75 @@ class ModelIT {
     FGAModel again = readyModelJson("conditional", "conditions", CONDITIONAL_JSON);
     assertThat(again.getStatus().getModelId()).isEqualTo(first);
     assertThat(fga.listModels(storeId)).extracting(Model::id).containsExactly(first);
+  }
+
+  /**
+   * A modular model (an {@code fga.mod} and its module files in one ConfigMap, one of them an
+   * {@code extend}) combined by the operator is taken by the real OpenFGA (schema 1.2), once; the
+   * same model applied again after a lost status is adopted, not written again.
+   */
+  @Test
+  void aModularModelFromAConfigMapIsCombinedAndTakenByTheRealServer() throws Exception {
+    String storeId = store("modules");
+    cluster
+        .client()
+        .configMaps()
+        .inNamespace(cluster.namespace())
+        .resource(
+            new io.fabric8.kubernetes.api.model.ConfigMapBuilder()
+                .withNewMetadata()
+                .withName("modules")
+                .endMetadata()
+                .addToData(
+                    "fga.mod", "schema: '1.2'\ncontents:\n  - core.fga\n  - tracker/issues.fga\n")
+                .addToData(
+                    "core.fga",
+                    "module core\n\ntype user\n\ntype organization\n  relations\n"
+                        + "    define member: [user]\n    define admin: [user]\n")
+                .addToData(
+                    "tracker.issues.fga",
+                    "module tracker\n\nextend type organization\n  relations\n"
+                        + "    define can_create_issue: admin\n\ntype issue\n  relations\n"
+                        + "    define org: [organization]\n    define viewer: member from org\n")
+                .build())
+        .create();
+    FGAModel model = new FGAModel();
+    model.setMetadata(
+        new ObjectMetaBuilder().withName("modular").withNamespace(cluster.namespace()).build());
+    FGAModel.Spec spec = new FGAModel.Spec();
+    spec.setStoreRef(new FGAStore.NameRef("modules"));
+    FGAModel.ModelFrom from = new FGAModel.ModelFrom();
+    from.setConfigMapKeyRef(new FGAModel.KeyRef("modules", "fga.mod"));
+    spec.setModelFrom(from);
+    model.setSpec(spec);
+    models().inNamespace(cluster.namespace()).resource(model).create();
+    awaitReady("modular", null);
+
+    List<Model> written = fga.listModels(storeId);
+    assertThat(written).hasSize(1);
+    JsonNode json = written.get(0).json();
+    assertThat(json.path("schema_version").asText()).isEqualTo("1.2");
+    List<String> types = new java.util.ArrayList<>();
+    json.path("type_definitions").forEach(t -> types.add(t.path("type").asText()));
+    assertThat(types).containsExactlyInAnyOrder("user", "organization", "issue");
+    assertThat(
+            java.util.stream.StreamSupport.stream(
+                    json.path("type_definitions").spliterator(), false)
+                .filter(t -> t.path("type").asText().equals("organization"))
+                .findFirst()
+                .orElseThrow()
+                .path("relations")
+                .has("can_create_issue"))
+        .as("the extension's relation, merged into organization")
+        .isTrue();
+
+    models().inNamespace(cluster.namespace()).withName("modular").delete();
+    await().atMost(WAIT).until(() -> get("modular") == null);
+    model.getMetadata().setResourceVersion(null);
+    model.getMetadata().setUid(null);
+    models().inNamespace(cluster.namespace()).resource(model).create();
+    awaitReady("modular", null);
+    assertThat(fga.listModels(storeId)).hasSize(1);
   }
 
   @Test
