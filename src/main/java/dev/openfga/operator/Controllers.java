@@ -24,6 +24,7 @@ import dev.openfga.operator.stores.Claims;
 import dev.openfga.operator.stores.FGAStore;
 import dev.openfga.operator.stores.StoreReconciler;
 import dev.openfga.operator.tuples.FGATuples;
+import dev.openfga.operator.tuples.TuplesMetrics;
 import dev.openfga.operator.tuples.TuplesReconciler;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -149,7 +150,8 @@ public final class Controllers implements AutoCloseable {
   /**
    * @param identity this instance's name in Events and in the leader-election Lease
    * @param exitOnStopLeading whether losing the Lease ends the process (tests say no)
-   * @param registry where JOSDK's, the migration and the FGAModel metrics go, or {@code null}
+   * @param registry where JOSDK's, the migration, the FGAModel and the FGATuples metrics go, or
+   *     {@code null}
    */
   public static Controllers create(
       KubernetesClient client,
@@ -315,7 +317,15 @@ public final class Controllers implements AutoCloseable {
                 config));
     operator.register(
         new TuplesReconciler(
-            client, connector, slots, servers, claims, events, clock, config.tuplesPerWrite()),
+            client,
+            connector,
+            slots,
+            servers,
+            claims,
+            events,
+            clock,
+            config.tuplesPerWrite(),
+            registry == null ? TuplesMetrics.none() : new TuplesMetrics(registry)),
         c ->
             watched(
                 c.withName(TUPLES_CONTROLLER)

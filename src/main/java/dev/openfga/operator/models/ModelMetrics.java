@@ -1,14 +1,11 @@
 package dev.openfga.operator.models;
 
 import dev.openfga.operator.kube.Conditions;
+import dev.openfga.operator.ops.StateGauges;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.javaoperatorsdk.operator.api.reconciler.IndexedResourceCache;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.config.MeterFilter;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * The FGAModel series on the metrics endpoint (Prometheus name; Micrometer's uses dots):
@@ -34,34 +31,27 @@ public final class ModelMetrics {
     NOT_READY
   }
 
-  private volatile IndexedResourceCache<FGAModel> cache;
+  private final StateGauges<FGAModel, State> gauges;
 
   public ModelMetrics(MeterRegistry registry) {
-    for (State state : State.values()) {
-      Gauge.builder(NAME, this, m -> m.count(state))
-          .description(
-              "FGAModels by state: in_sync (Ready and InSync), newer_model_in_store (Ready, a"
-                  + " model written by someone else is the store's newest), not_ready")
-          .tag("state", state.name().toLowerCase(Locale.ROOT))
-          .register(registry);
-    }
+    gauges =
+        new StateGauges<>(
+            registry,
+            NAME,
+            "FGAModels by state: in_sync (Ready and InSync), newer_model_in_store (Ready, a"
+                + " model written by someone else is the store's newest), not_ready",
+            State.class,
+            ModelMetrics::state);
   }
 
   /** Metrics into nowhere (the endpoint is off, tests): every meter is denied. */
   public static ModelMetrics none() {
-    SimpleMeterRegistry nowhere = new SimpleMeterRegistry();
-    nowhere.config().meterFilter(MeterFilter.deny());
-    return new ModelMetrics(nowhere);
+    return new ModelMetrics(StateGauges.nowhere());
   }
 
   /** The controller's cache of FGAModels, which the gauges count (the same at every reconcile). */
   void counting(IndexedResourceCache<FGAModel> models) {
-    cache = models;
-  }
-
-  private double count(State state) {
-    IndexedResourceCache<FGAModel> models = cache;
-    return models == null ? 0 : models.list().filter(m -> state(m) == state).count();
+    gauges.counting(models);
   }
 
   static State state(FGAModel model) {

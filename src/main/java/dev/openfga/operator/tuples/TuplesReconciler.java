@@ -52,9 +52,11 @@ public final class TuplesReconciler implements Reconciler<FGATuples>, Cleaner<FG
   private final TuplesPlanner planner;
   private final OwnershipRecord record;
   private final int perWrite;
+  private final TuplesMetrics metrics;
 
   /**
    * @param perWrite the most tuples one Write carries ({@code --tuples-per-write})
+   * @param metrics the FGATuples gauges, counted from this controller's cache
    */
   public TuplesReconciler(
       KubernetesClient client,
@@ -64,7 +66,8 @@ public final class TuplesReconciler implements Reconciler<FGATuples>, Cleaner<FG
       Claims claims,
       EventRecorder events,
       Clock clock,
-      int perWrite) {
+      int perWrite,
+      TuplesMetrics metrics) {
     this.client = client;
     this.connector = connector;
     this.limit = limit;
@@ -72,12 +75,14 @@ public final class TuplesReconciler implements Reconciler<FGATuples>, Cleaner<FG
     this.events = events;
     this.clock = clock;
     this.perWrite = perWrite;
+    this.metrics = metrics;
     this.planner = new TuplesPlanner(servers);
     this.record = new OwnershipRecord(client);
   }
 
   @Override
   public UpdateControl<FGATuples> reconcile(FGATuples tuples, Context<FGATuples> context) {
+    metrics.counting(context.getPrimaryCache());
     return limit.inSlot(
         () -> {
           TuplesPlan.Done done = run(observe(tuples, context, false));

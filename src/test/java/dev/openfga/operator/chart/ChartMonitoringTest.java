@@ -84,7 +84,7 @@ class ChartMonitoringTest {
   }
 
   @Test
-  void theThresholdsAndTheJobAreTheValuesAndTheModelAlertComesWithStoresAndModels() {
+  void theThresholdsAndTheJobAreTheValuesAndTheModelAndTuplesAlertsComeWithStoresAndModels() {
     PrometheusRule rule =
         chart()
             .values(
@@ -96,6 +96,7 @@ class ChartMonitoringTest {
                   job: openfga-operator-pods
                   waitingMinutes: 40
                   fgaModelNotInSyncMinutes: 20
+                  fgaTuplesNotInSyncMinutes: 25
                   operatorDownMinutes: 3
                 """)
             .render()
@@ -108,10 +109,15 @@ class ChartMonitoringTest {
             "OpenFGAMigrationFailed null",
             "OpenFGAMigrationWaiting 40m",
             "OpenFGAModelNotInSync 20m",
+            "OpenFGATuplesNotInSync 25m",
             "OpenFGAOperatorDown 3m",
             "OpenFGAOperatorNotReady 3m");
     assertThat(alerts).allSatisfy(a -> assertOnlyJob(a, "openfga-operator-pods"));
     assertThat(alerts.get(1).getAnnotations().get("summary")).contains("40 minutes");
+    assertThat(alerts.get(3).getAnnotations().get("summary")).contains("25 minutes");
+    assertThat(alerts.get(3).getExpr().getStrVal())
+        .contains("openfga_operator_fgatuples{")
+        .contains("state!=\"in_sync\"");
   }
 
   /** Every selector of the alert's expression is on that job, and no other. */
@@ -195,6 +201,7 @@ class ChartMonitoringTest {
             "openfga_operator_deployments_waiting",
             "openfga_operator_last_success_timestamp_seconds",
             "openfga_operator_fgamodels",
+            "openfga_operator_fgatuples",
             "operator_sdk_controllers_execution_reconcile_seconds_count",
             "operator_sdk_controllers_execution_reconcile_failure_total",
             "jvm_memory_used_bytes");

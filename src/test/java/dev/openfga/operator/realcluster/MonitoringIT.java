@@ -8,6 +8,7 @@ import dev.openfga.operator.chart.MonitoringQuery;
 import dev.openfga.operator.chart.OperatorChart;
 import dev.openfga.operator.models.FGAModel;
 import dev.openfga.operator.stores.FGAStore;
+import dev.openfga.operator.tuples.FGATuples;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceQuotaBuilder;
@@ -24,8 +25,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * The chart's alerts and dashboard against the metrics of a real operator: installed by the chart
  * with {@code storesAndModels}, the metrics, the PrometheusRule and the dashboard on, it migrates a
  * real OpenFGA, fails a migration (a wrong password), meets a Job create a quota refuses (a
- * reconcile error) and brings an FGAModel in sync on that OpenFGA; then every metric and label an
- * alert's expression or a dashboard query names must be in its {@code /metrics}.
+ * reconcile error) and brings an FGAModel and an FGATuples in sync on that OpenFGA; then every
+ * metric and label an alert's expression or a dashboard query names must be in its {@code
+ * /metrics}.
  */
 class MonitoringIT {
   @RegisterExtension static final RealCluster cluster = new RealCluster();
@@ -57,14 +59,17 @@ class MonitoringIT {
   @Test
   void everyMetricAndLabelOfTheAlertsAndTheDashboardIsInARealScrape() {
     String ns = cluster.namespace();
-    // a migration that succeeds, of the OpenFGA the FGAModel is written to
+    // a migration that succeeds, of the OpenFGA the FGAModel and the FGATuples are written to
     String url =
         cluster.serveOpenFga("openfga", cluster.postgres().createDatabase("mon"), Map.of(), PORT);
-    storeAndModel(ns, url);
+    storeModelAndTuples(ns, url);
     await()
         .atMost(WAIT)
         .until(
-            operator::scrape, t -> t.contains("openfga_operator_fgamodels{state=\"in_sync\"} 1.0"));
+            operator::scrape,
+            t ->
+                t.contains("openfga_operator_fgamodels{state=\"in_sync\"} 1.0")
+                    && t.contains("openfga_operator_fgatuples{state=\"in_sync\"} 1.0"));
 
     // a migration that fails
     Postgres.Database other = cluster.postgres().createDatabase("monbroken");
@@ -153,7 +158,8 @@ class MonitoringIT {
     assertThat(text)
         .contains("openfga_operator_migrations_succeeded_total{deployment=\"openfga\"")
         .contains("openfga_operator_migration_duration_seconds_bucket{deployment=\"openfga\"")
-        .contains("openfga_operator_fgamodels{state=\"in_sync\"} 1.0");
+        .contains("openfga_operator_fgamodels{state=\"in_sync\"} 1.0")
+        .contains("openfga_operator_fgatuples{state=\"in_sync\"} 1.0");
     Exposition scrape = Exposition.parse(text);
     List<MonitoringQuery> queries =
         MonitoringQuery.of(
@@ -167,6 +173,7 @@ class MonitoringIT {
             "alert OpenFGAMigrationFailed",
             "alert OpenFGAMigrationWaiting",
             "alert OpenFGAModelNotInSync",
+            "alert OpenFGATuplesNotInSync",
             "alert OpenFGAOperatorDown",
             "alert OpenFGAOperatorNotReady",
             "variable job")
@@ -183,8 +190,11 @@ class MonitoringIT {
         .isEmpty();
   }
 
-  /** The FGAStore {@code app} on the OpenFGA at {@code url}, and the FGAModel {@code app} in it. */
-  private static void storeAndModel(String ns, String url) {
+  /**
+   * The FGAStore {@code app} on the OpenFGA at {@code url}, the FGAModel {@code app} in it and the
+   * FGATuples {@code app} against that model.
+   */
+  private static void storeModelAndTuples(String ns, String url) {
     FGAStore store = new FGAStore();
     store.setMetadata(new ObjectMetaBuilder().withName("app").withNamespace(ns).build());
     FGAStore.Spec spec = new FGAStore.Spec();
@@ -203,5 +213,14 @@ class MonitoringIT {
         "model\n  schema 1.1\ntype user\ntype doc\n  relations\n    define viewer: [user]\n");
     model.setSpec(m);
     cluster.client().resource(model).create();
+
+    FGATuples tuples = new FGATuples();
+    tuples.setMetadata(new ObjectMetaBuilder().withName("app").withNamespace(ns).build());
+    FGATuples.Spec t = new FGATuples.Spec();
+    t.setStoreRef(new FGAStore.NameRef("app"));
+    t.setModelRef(new FGAStore.NameRef("app"));
+    t.setTuples(List.of(new FGATuples.TupleSpec("user:anne", "viewer", "doc:readme")));
+    tuples.setSpec(t);
+    cluster.client().resource(tuples).create();
   }
 }
