@@ -200,6 +200,32 @@ class TuplesScenarioTest {
   }
 
   @Test
+  void aFailedWriteLeavesATrueCountAndTheNextLookGoesOnFromThere() throws Exception {
+    storeWithModel("1.10.0");
+    source(yaml(0, 250));
+    api.failWritesAfter.set(1); // the second Write is answered 500, nothing of it written
+
+    declare("base");
+    FGATuples.Status failed =
+        await()
+            .atMost(WAIT)
+            .until(
+                () -> get("base").getStatus(),
+                s ->
+                    s != null
+                        && Conditions.find(s.getConditions(), Conditions.READY)
+                            .map(c -> "OpenFGARequestFailed".equals(c.getReason()))
+                            .orElse(false));
+    assertThat(failed.getWritten()).isEqualTo(100);
+    assertThat(api.tuples(storeId)).hasSize(100);
+
+    // looked at again 10 s later: the 150 left, nothing twice
+    inSyncWith("base", 250);
+    assertThat(api.tuples(storeId)).hasSize(250);
+    assertThat(api.tuplesWritten.get()).isEqualTo(250);
+  }
+
+  @Test
   void aReCreatedFGATuplesAdoptsTheRecordAndWritesNothing() throws Exception {
     storeWithModel("1.10.0");
     source(yaml(0, 3));
