@@ -100,7 +100,7 @@ final class DeclaredTuples {
     }
     for (String field : List.of("user", "relation", "object")) {
       if (!t.path(field).isTextual() || t.path(field).asText().isEmpty()) {
-        return "needs a " + field;
+        return "has no " + field;
       }
     }
     if (!OBJECT.matcher(t.get("object").asText()).matches()) {

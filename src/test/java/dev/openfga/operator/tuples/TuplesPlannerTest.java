@@ -849,7 +849,7 @@ class TuplesPlannerTest {
                 "- user: user:a\n  relation: admin\n", false, "ConfigMap a/b key t.yaml"))
         .isEqualTo(
             new Desired.Invalid(
-                TuplesReason.InvalidSource, "ConfigMap a/b key t.yaml[0]: needs a object"));
+                TuplesReason.InvalidSource, "ConfigMap a/b key t.yaml[0]: has no object"));
     assertThat(
             DeclaredTuples.fromText(
                 "tuples:\n- {user: 'user:a', relation: admin, object: 'org:x'}\n"
