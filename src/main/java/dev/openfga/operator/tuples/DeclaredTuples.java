@@ -32,7 +32,7 @@ final class DeclaredTuples {
 
   private static final Pattern RELATION = Pattern.compile("[^:#@*\\s]{1,50}");
   private static final Pattern USER =
-      Pattern.compile("[^\\s#:@*]{1,254}:([^\\s#:*@]+(#[^:#@*\\s]{1,50})?|\\*)");
+      Pattern.compile("[^\\s#:@*]{1,254}:([^\\s#:*]+(#[^:#@*\\s]{1,50})?|\\*)");
   private static final Pattern CONDITION = Pattern.compile("[^*\\s]{2,50}");
 
   private DeclaredTuples() {}

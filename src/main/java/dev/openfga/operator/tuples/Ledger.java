@@ -26,6 +26,14 @@ final class Ledger {
    */
   static final Duration CLOCK_SKEW = Duration.ofMinutes(5);
 
+  /**
+   * How long after the intent a pending tuple may have been written by this FGATuples: its creates
+   * follow the intent at once (a pass of 20,000 tuples takes well under a minute), and a create
+   * whose answer was lost is written within its timeout. A tuple written later (the application,
+   * while this FGATuples was blocked) is not its own.
+   */
+  static final Duration PENDING_WINDOW = Duration.ofMinutes(10);
+
   final Map<TupleKey, Tuple> present = new HashMap<>();
   final SortedSet<TupleKey> read = new TreeSet<>();
   final SortedSet<TupleKey> owned = new TreeSet<>();
@@ -125,9 +133,9 @@ final class Ledger {
   }
 
   /**
-   * The tuples the record says were about to be created: found written since the creates began,
-   * they are this FGATuples' own (a crash came between the write and the record); found older,
-   * someone else's; not found, nothing.
+   * The tuples the record says were about to be created: found written since the creates began
+   * (within {@link #PENDING_WINDOW}), they are this FGATuples' own (a crash came between the write
+   * and the record); found older or much later, someone else's; not found, nothing.
    */
   private void resolvePending(Optional<Instant> since) {
     for (TupleKey k : pending) {
@@ -135,7 +143,8 @@ final class Ledger {
       if (t != null
           && since.isPresent()
           && t.timestamp() != null
-          && !t.timestamp().isBefore(since.get().minus(CLOCK_SKEW))) {
+          && !t.timestamp().isBefore(since.get().minus(CLOCK_SKEW))
+          && !t.timestamp().isAfter(since.get().plus(PENDING_WINDOW).plus(CLOCK_SKEW))) {
         owned.add(k);
       }
     }

@@ -81,15 +81,32 @@ final class OwnershipRecord {
       return new Record.Foreign(
           where + " exists and is not the ownership record of this FGATuples: rename or delete it");
     }
+    boolean handedOver =
+        cm.getMetadata().getOwnerReferences() != null
+            && cm.getMetadata().getOwnerReferences().stream()
+                .anyMatch(r -> !r.getUid().equals(t.getMetadata().getUid()));
+    if (cm.getMetadata().getDeletionTimestamp() != null || handedOver) {
+      return new Record.Collecting();
+    }
     if (!FORMAT.equals(data.get("format")) || data.get("storeId") == null) {
       return new Record.Foreign(where + " is a record of a format this operator does not read");
     }
     Map<String, String> binary = cm.getBinaryData() == null ? Map.of() : cm.getBinaryData();
+    Optional<java.time.Instant> since =
+        Optional.ofNullable(data.get("pendingSince")).flatMap(Timestamps::parse);
+    Optional<java.time.Instant> created = Timestamps.parse(cm.getMetadata().getCreationTimestamp());
+    if (since.isPresent()
+        && created.isPresent()
+        && since.get().isBefore(created.get().minus(Ledger.CLOCK_SKEW))) {
+      // no intent is older than its record (give or take the clocks): a forged one would claim
+      // every tuple written since
+      return new Record.Foreign(where + " says tuples were pending before it was created");
+    }
     return new Record.Own(
         data.get("storeId"),
         keys(binary.get("owned.gz")),
         keys(binary.get("pending.gz")),
-        Optional.ofNullable(data.get("pendingSince")).flatMap(Timestamps::parse),
+        since,
         data.getOrDefault("uid", ""),
         cm.getMetadata().getResourceVersion());
   }
@@ -158,12 +175,15 @@ final class OwnershipRecord {
                     JsonPatch.guardedBy(observed)
                         .add("/data", data)
                         .add("/binaryData", binary)
+                        // an earlier FGATuples of the name handed it to the collector: no more
+                        .add("/metadata/ownerReferences", List.of())
                         .json());
       }
       return new TuplesAnswer.RecordWritten(step, written.getMetadata().getResourceVersion());
     } catch (KubernetesClientException e) {
-      if (e.getCode() == 409 || e.getCode() == 422 || e.getCode() == 404) {
-        // created or changed by someone since it was read (a JSON patch's test fails with 422)
+      if (e.getCode() == 409 || e.getCode() == 404) {
+        // created, changed or deleted by someone since it was read (the patch names the
+        // resourceVersion read: a newer one is a conflict)
         return new TuplesAnswer.RecordChanged();
       }
       return new TuplesAnswer.RecordRefused(
@@ -220,6 +240,12 @@ final class OwnershipRecord {
     return Base64.getEncoder().encodeToString(bytes.toByteArray());
   }
 
+  /**
+   * The most bytes a record's list may unpack to: every declared tuple at OpenFGA's longest key
+   * (object 256, relation 50, user 512). More is not a record this operator wrote.
+   */
+  static final int MAX_UNPACKED = (TuplesPlanner.MAX_TUPLES + 1) * 822;
+
   static SortedSet<TupleKey> keys(String base64) {
     SortedSet<TupleKey> keys = new TreeSet<>();
     if (base64 == null || base64.isEmpty()) {
@@ -227,14 +253,22 @@ final class OwnershipRecord {
     }
     try (GZIPInputStream gz =
         new GZIPInputStream(new ByteArrayInputStream(Base64.getDecoder().decode(base64)))) {
-      String text = new String(gz.readAllBytes(), StandardCharsets.UTF_8);
-      for (String line : text.split("\n")) {
+      // bounded: a forged record must not unpack a gigabyte into the operator's heap
+      byte[] text = gz.readNBytes(MAX_UNPACKED + 1);
+      if (text.length > MAX_UNPACKED) {
+        throw new IllegalStateException("its list unpacks to more than " + MAX_UNPACKED + " bytes");
+      }
+      for (String line : new String(text, StandardCharsets.UTF_8).split("\n")) {
         if (!line.isEmpty()) {
           keys.add(TupleKey.parse(line));
         }
       }
     } catch (IOException | IllegalArgumentException e) {
       throw new IllegalStateException("the ownership record does not read: " + e.getMessage(), e);
+    }
+    if (keys.size() > TuplesPlanner.MAX_TUPLES) {
+      throw new IllegalStateException(
+          "the ownership record lists more than " + TuplesPlanner.MAX_TUPLES + " tuples");
     }
     return keys;
   }

@@ -122,14 +122,36 @@ final class TuplesCalls {
         return new TuplesAnswer.Duplicate(keys);
       }
       if (e.invalidTuple()) {
-        return new TuplesAnswer.Invalid(
-            keys, "OpenFGA refused a batch of " + keys.size() + " tuples: " + e.detail());
+        return new TuplesAnswer.Invalid(keys, refusal(step.tuples(), e.detail()));
       }
       if (e.entityLimit()) {
         return new TuplesAnswer.OverLimit(keys.size());
       }
       throw e;
     }
+  }
+
+  /**
+   * What OpenFGA said of an invalid batch. When a tuple of it carries a condition context, only the
+   * tuple OpenFGA names is kept ({@code Invalid tuple '…'}, its key and condition name): its reason
+   * may quote a context value, which never goes into the status or an Event.
+   */
+  static String refusal(List<Tuple> batch, String detail) {
+    String head = "OpenFGA refused a batch of " + batch.size() + " tuples: ";
+    boolean contexts =
+        batch.stream()
+            .anyMatch(
+                t ->
+                    t.condition() != null
+                        && t.condition().context() != null
+                        && !t.condition().context().isEmpty());
+    if (!contexts) {
+      return head + detail;
+    }
+    int from = detail.indexOf("Invalid tuple '");
+    int to = from < 0 ? -1 : detail.indexOf("'. Reason:", from);
+    String named = to < 0 ? "a tuple" : detail.substring(from, to + 1);
+    return head + named + " (its reason is not shown: the batch carries condition contexts)";
   }
 
   private void connected(TuplesObservation o) throws Credentials.CredentialsException {

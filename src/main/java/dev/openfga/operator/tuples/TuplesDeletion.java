@@ -4,7 +4,6 @@ import static dev.openfga.operator.tuples.TuplesDraft.call;
 
 import dev.openfga.operator.kube.Names;
 import dev.openfga.operator.kube.Timestamps;
-import dev.openfga.operator.openfga.OpenFgaCallLimit;
 import dev.openfga.operator.openfga.Servers;
 import dev.openfga.operator.openfga.TupleKey;
 import dev.openfga.operator.stores.FGAStore;
@@ -32,6 +31,13 @@ final class TuplesDeletion {
     if (t.getSpec().getDeletionPolicy() != FGAStore.DeletionPolicy.Delete) {
       return d.release("deletionPolicy Retain: tuples and record kept");
     }
+    if (o.record() instanceof Record.Foreign foreign) {
+      d.emit(
+          TuplesReason.TuplesNotDeleted,
+          "no tuple deleted: the ownership record cannot be used (" + foreign.why() + ")",
+          "not-deleted/" + t.getMetadata().getUid());
+      return d.release(foreign.why());
+    }
     if (!(o.record() instanceof Record.Own own)) {
       return d.release("no ownership record: no tuple to delete");
     }
@@ -44,7 +50,7 @@ final class TuplesDeletion {
       return afterDeletes(d);
     }
     if (!o.confirmed()) {
-      return d.waitOnly(OpenFgaCallLimit.BUSY_AGAIN, "FGAStore not confirmed yet");
+      return giveUpOrWait(d, own, "FGAStore not confirmed for its store");
     }
     Optional<TuplesAnswer.Failed> failed = o.answer(TuplesAnswer.Failed.class);
     if (failed.isPresent()) {

@@ -51,6 +51,12 @@ public record TuplesObservation(
     /** No ConfigMap of that name. */
     record Absent() implements Record {}
 
+    /**
+     * The record of an earlier FGATuples of the name, handed to the garbage collector (an owner
+     * reference to it) or being deleted: wait until it is gone.
+     */
+    record Collecting() implements Record {}
+
     /** A ConfigMap of that name that is not this FGATuples' record: what it is. */
     record Foreign(String why) implements Record {}
 

@@ -40,6 +40,9 @@ public final class TuplesPlanner {
   /** How often tuples from {@code spec.tuplesFrom} (a ConfigMap not watched) are read again. */
   static final Duration SOURCE_RECHECK = Duration.ofSeconds(30);
 
+  /** How soon a record being garbage-collected is looked at again. */
+  static final Duration COLLECTING_AGAIN = Duration.ofSeconds(2);
+
   /** The most tuples one FGATuples may declare (its record must stay under 1 MiB). */
   public static final int MAX_TUPLES = 20_000;
 
@@ -95,6 +98,11 @@ public final class TuplesPlanner {
       }
       pinned = Optional.of(o.model().orElseThrow().getStatus().getModelId());
     }
+    if (o.record() instanceof Record.Collecting) {
+      return d.waitOnly(
+          COLLECTING_AGAIN,
+          "the ownership record of an earlier FGATuples of this name is being deleted");
+    }
     if (o.record() instanceof Record.Foreign foreign) {
       return d.blocked(TuplesReason.RecordConflict, foreign.why(), d.again);
     }
@@ -119,13 +127,24 @@ public final class TuplesPlanner {
             o.tuples().getMetadata().getGeneration(), s.getObservedGeneration())
         || !Conditions.isTrue(s.getConditions(), Conditions.READY)
         || pinned.isPresent() && !pinned.get().equals(s.getModelId())
-        || !(o.record() instanceof Record.Own own)
-        || !own.pending().isEmpty()
-        || !own.storeId().equals(storeId)
-        || !own.uid().equals(o.tuples().getMetadata().getUid())) {
+        || !recordSettled(o, s, storeId)) {
       return false;
     }
     return o.now().isBefore(verifiedAt(s).plus(RECHECK));
+  }
+
+  /**
+   * Whether the record is this FGATuples', for this store, with nothing pending; or there is none
+   * and the status says it wrote nothing (a set of tuples all written by someone else).
+   */
+  private static boolean recordSettled(TuplesObservation o, FGATuples.Status s, String storeId) {
+    if (o.record() instanceof Record.Absent) {
+      return Integer.valueOf(0).equals(s.getWritten()) && Integer.valueOf(0).equals(s.getHeld());
+    }
+    return o.record() instanceof Record.Own own
+        && own.pending().isEmpty()
+        && own.storeId().equals(storeId)
+        && own.uid().equals(o.tuples().getMetadata().getUid());
   }
 
   private static Duration untilRecheck(TuplesObservation o) {

@@ -17,6 +17,11 @@ public enum TuplesReason {
   TuplesAlreadyPresent(false, false),
   /** Normal Event: the ownership record of an earlier FGATuples of this name is used again. */
   TuplesRecordAdopted(false, false),
+  /**
+   * Warning Event: the status says tuples were written, but the ownership record is gone: they are
+   * no longer known as this FGATuples' own, and removing them from it leaves them in the store.
+   */
+  TuplesRecordMissing(false, true),
   /** Warning Event: the record names another store: it is started afresh for this one. */
   TuplesRecordForAnotherStore(false, true),
   /** Warning Event: deleting the FGATuples (deletionPolicy Delete) could not delete its tuples. */

@@ -20,11 +20,14 @@ import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -83,28 +86,42 @@ public final class TuplesReconciler implements Reconciler<FGATuples>, Cleaner<FG
   @Override
   public UpdateControl<FGATuples> reconcile(FGATuples tuples, Context<FGATuples> context) {
     metrics.counting(context.getPrimaryCache());
-    return limit.inSlot(
-        () -> {
-          TuplesPlan.Done done = run(observe(tuples, context, false));
-          if (done.status().isEmpty()) {
-            return UpdateControl.<FGATuples>noUpdate().rescheduleAfter(done.again());
-          }
-          return StatusWrites.update(
-              client, tuples, tuples.getStatus(), done.status().get(), done.again());
-        },
-        () -> UpdateControl.<FGATuples>noUpdate().rescheduleAfter(OpenFgaCallLimit.BUSY_AGAIN));
+    // observed outside the slot: the slots are for calls to OpenFGA, and an unchanged set,
+    // or one that waits, makes none and needs no slot
+    TuplesObservation o = observe(tuples, context, false);
+    Supplier<UpdateControl<FGATuples>> busy =
+        () -> UpdateControl.<FGATuples>noUpdate().rescheduleAfter(OpenFgaCallLimit.BUSY_AGAIN);
+    return needsNoCall(o)
+        ? status(tuples, run(o))
+        : limit.inSlot(() -> status(tuples, run(o)), busy);
+  }
+
+  private UpdateControl<FGATuples> status(FGATuples tuples, TuplesPlan.Done done) {
+    if (done.status().isEmpty()) {
+      return UpdateControl.<FGATuples>noUpdate().rescheduleAfter(done.again());
+    }
+    return StatusWrites.update(
+        client, tuples, tuples.getStatus(), done.status().get(), done.again());
   }
 
   @Override
   public DeleteControl cleanup(FGATuples tuples, Context<FGATuples> context) {
-    return limit.inSlot(
+    TuplesObservation o = observe(tuples, context, true);
+    Supplier<DeleteControl> busy =
+        () -> DeleteControl.noFinalizerRemoval().rescheduleAfter(OpenFgaCallLimit.BUSY_AGAIN);
+    Supplier<DeleteControl> clean =
         () -> {
-          TuplesPlan.Done done = run(observe(tuples, context, true));
+          TuplesPlan.Done done = run(o);
           return done.removeFinalizer()
               ? DeleteControl.defaultDelete()
               : DeleteControl.noFinalizerRemoval().rescheduleAfter(done.again());
-        },
-        () -> DeleteControl.noFinalizerRemoval().rescheduleAfter(OpenFgaCallLimit.BUSY_AGAIN));
+        };
+    return needsNoCall(o) ? clean.get() : limit.inSlot(clean, busy);
+  }
+
+  /** Whether the plan ends without a call (nothing to ask OpenFGA, no slot needed). */
+  private boolean needsNoCall(TuplesObservation o) {
+    return planner.plan(o) instanceof TuplesPlan.Done;
   }
 
   /** Plans and makes the calls until the plan is done; its Events and log line sent. */
@@ -177,41 +194,60 @@ public final class TuplesReconciler implements Reconciler<FGATuples>, Cleaner<FG
         store.map(this::confirmed).orElse(false),
         model,
         own,
-        declaredElsewhere(t, storeName, own, context),
+        declaredElsewhere(t, desired, store, own, context),
         perWrite,
         deleting,
         List.of());
   }
 
   /**
-   * The tuples the other FGATuples of the same FGAStore declare (not those being deleted). When one
-   * of them cannot be read, every tuple this one owns counts as declared elsewhere: nothing is
-   * deleted until it reads.
+   * The tuples the other FGATuples of the same store declare (not those being deleted), read only
+   * when this one owns tuples it no longer declares (the only ones they protect). Same store: the
+   * store id of their FGAStore, which two FGAStores of the namespace may share. When one of them
+   * cannot be read, every tuple this one owns counts as declared elsewhere: nothing is deleted
+   * until it reads.
    */
   private Set<TupleKey> declaredElsewhere(
-      FGATuples t, String storeName, Record own, Context<FGATuples> context) {
+      FGATuples t, Desired desired, Optional<FGAStore> store, Record own, Context<FGATuples> c) {
     Set<TupleKey> keys = new HashSet<>();
+    String storeId = store.map(FGAStore::getStatus).map(FGAStore.Status::getStoreId).orElse(null);
+    if (!(own instanceof Record.Own o)
+        || storeId == null
+        || !(desired instanceof Desired.Valid valid)
+        || valid.tuples().keySet().containsAll(o.owned())) {
+      return keys;
+    }
     String ns = t.getMetadata().getNamespace();
-    List<FGATuples> siblings =
-        context.getPrimaryCache().list().filter(s -> isSibling(t, s, storeName)).toList();
-    for (FGATuples s : siblings) {
-      if (declared(ns, s.getSpec()) instanceof Desired.Valid valid) {
-        keys.addAll(valid.tuples().keySet());
-      } else if (own instanceof Record.Own o) {
+    Map<String, Optional<String>> storeIds = new HashMap<>();
+    for (FGATuples s : c.getPrimaryCache().list().filter(s -> isSibling(t, s)).toList()) {
+      String name = s.getSpec().getStoreRef().getName();
+      Optional<String> id =
+          storeIds.computeIfAbsent(
+              name,
+              n ->
+                  Optional.ofNullable(
+                          client.resources(FGAStore.class).inNamespace(ns).withName(n).get())
+                      .map(FGAStore::getStatus)
+                      .map(FGAStore.Status::getStoreId));
+      if (id.isEmpty() || !id.get().equals(storeId)) {
+        continue;
+      }
+      if (declared(ns, s.getSpec()) instanceof Desired.Valid sibling) {
+        keys.addAll(sibling.tuples().keySet());
+      } else {
         keys.addAll(o.owned());
       }
     }
     return keys;
   }
 
-  private static boolean isSibling(FGATuples t, FGATuples s, String storeName) {
-    return storeName != null
-        && s.getMetadata().getNamespace().equals(t.getMetadata().getNamespace())
+  private static boolean isSibling(FGATuples t, FGATuples s) {
+    return s.getMetadata().getNamespace().equals(t.getMetadata().getNamespace())
         && !s.getMetadata().getUid().equals(t.getMetadata().getUid())
         && s.getMetadata().getDeletionTimestamp() == null
         && s.getSpec() != null
         && s.getSpec().getStoreRef() != null
-        && storeName.equals(s.getSpec().getStoreRef().getName());
+        && s.getSpec().getStoreRef().getName() != null;
   }
 
   /** Whether this process's FGAStore controller confirmed the FGAStore for its store. */

@@ -227,6 +227,21 @@ final class TuplesWrites {
               + named(l.foundPresent),
           "present/" + TuplesPlanner.hashOf(l.foundPresent));
     }
+    FGATuples.Status before = d.o.tuples().getStatus();
+    if (d.o.record() instanceof Record.Absent
+        && before != null
+        && before.getWritten() != null
+        && before.getWritten() > 0) {
+      d.emit(
+          TuplesReason.TuplesRecordMissing,
+          "the status says "
+              + before.getWritten()
+              + " tuples were written by this FGATuples, but its ownership record "
+              + Names.tuplesRecord(d.o.tuples().getMetadata().getName())
+              + " is gone: they are no longer known as its own, and removing them from it leaves"
+              + " them in the store",
+          "record-missing/" + d.o.tuples().getMetadata().getUid());
+    }
     if (d.o.record() instanceof Record.Own own) {
       if (!own.storeId().equals(storeId)) {
         d.emit(

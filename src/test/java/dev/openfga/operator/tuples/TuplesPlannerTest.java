@@ -384,6 +384,73 @@ class TuplesPlannerTest {
   }
 
   @Test
+  void aPendingTupleWrittenLongAfterTheIntentIsSomeoneElses() {
+    SimulatedStore s = new SimulatedStore();
+    TupleKey late = key("org:acme", "admin", "user:u0");
+    s.tuples.put(late, new Tuple(late, null, NOW)); // written now, the intent a day old
+    s.record =
+        new Record.Own(
+            STORE,
+            new TreeSet<>(),
+            new TreeSet<>(Set.of(late)),
+            Optional.of(NOW.minus(Duration.ofDays(1))),
+            "uid-1",
+            "rv0");
+
+    TuplesPlan.Done done = s.drive(observed(resource(specs(1))));
+
+    assertThat(s.owned()).isEmpty();
+    assertThat(done.status().orElseThrow().getPreExisting()).isEqualTo(1);
+  }
+
+  @Test
+  void aSetAllWrittenBySomeoneElseIsLeftAloneBetweenLooks() {
+    SimulatedStore s = new SimulatedStore();
+    specs(3)
+        .forEach(
+            t -> {
+              TupleKey k = key(t.getObject(), t.getRelation(), t.getUser());
+              s.tuples.put(k, new Tuple(k, null, NOW.minusSeconds(3600)));
+            });
+    FGATuples t = resource(specs(3));
+    TuplesPlan.Done first = s.drive(observed(t));
+    assertThat(s.record).isInstanceOf(Record.Absent.class);
+    t.setStatus(first.status().orElseThrow());
+    s.calls.clear();
+
+    TuplesPlan.Done again = s.drive(observed(t));
+
+    assertThat(s.calls).isEmpty();
+    assertThat(again.status()).isEmpty();
+  }
+
+  @Test
+  void aRecordBeingCollectedIsWaitedFor() {
+    SimulatedStore s = new SimulatedStore();
+    s.record = new Record.Collecting();
+    TuplesPlan.Done done = s.drive(observed(resource(specs(1))));
+    assertThat(s.calls).isEmpty();
+    assertThat(done.status()).isEmpty();
+    assertThat(done.again()).isEqualTo(TuplesPlanner.COLLECTING_AGAIN);
+  }
+
+  @Test
+  void aLostRecordIsReportedOnceItsStatusSaysTuplesWereWritten() {
+    SimulatedStore s = new SimulatedStore();
+    FGATuples t = resource(specs(2));
+    t.setStatus(s.drive(observed(t)).status().orElseThrow());
+    s.record = new Record.Absent();
+    t.getStatus().setVerifiedAt(Timestamps.format(NOW.minus(Duration.ofHours(1))));
+
+    TuplesPlan.Done done = s.drive(observed(t));
+
+    assertThat(events(done))
+        .anyMatch(e -> e.startsWith("TuplesRecordMissing: the status says 2 tuples"));
+    assertThat(done.status().orElseThrow().getWritten()).isZero();
+    assertThat(done.status().orElseThrow().getPreExisting()).isEqualTo(2);
+  }
+
+  @Test
   void aTupleItWroteAndSomeoneDeletedIsWrittenAgainWithAWarning() {
     SimulatedStore s = new SimulatedStore();
     FGATuples t = resource(specs(3));
