@@ -63,6 +63,16 @@ public final class TupleApi {
     return read(storeId, JSON.createObjectNode().put("object", object), continuationToken);
   }
 
+  /**
+   * A page of the tuples of {@code user} on objects of {@code type} (every relation), {@value
+   * #PAGE_SIZE} at most.
+   */
+  public TuplePage readUserOfType(String storeId, String type, String user, String token)
+      throws IOException, InterruptedException {
+    return read(
+        storeId, JSON.createObjectNode().put("object", type + ":").put("user", user), token);
+  }
+
   /** A page of every tuple of the store, {@value #PAGE_SIZE} at most. */
   public TuplePage readAll(String storeId, String continuationToken)
       throws IOException, InterruptedException {

@@ -224,4 +224,35 @@ class TuplesCallsTest {
     // then exact reads of its 5), 1 exact read of org:o7
     assertThat(api.readRequests.get() - before).isEqualTo(2 + 2 + 5 + 1);
   }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"1.10.0"})
+  void manyObjectsOfOneUserAreReadByUserNotOneByOne(String version) throws Exception {
+    api.version = version;
+    FgaApi client =
+        new FgaApi(FgaApi.defaultHttpClient(), URI.create(server.url()), Optional::empty);
+    List<Tuple> others = new ArrayList<>();
+    List<Tuple> mine = new ArrayList<>();
+    for (int i = 0; i < 1000; i++) {
+      others.add(Tuple.of(new TupleKey("org:x" + i, "admin", "user:x"), null));
+    }
+    for (int i = 0; i < 300; i++) {
+      mine.add(Tuple.of(new TupleKey("org:o" + i, "admin", "user:eng"), null));
+    }
+    for (List<Tuple> all : List.of(others, mine)) {
+      for (int i = 0; i < all.size(); i += 100) {
+        client.tuples().write(STORE, null, all.subList(i, i + 100), List.of(), false, false);
+      }
+    }
+    TreeSet<TupleKey> asked = new TreeSet<>(keys(mine));
+    asked.add(new TupleKey("org:o999", "admin", "user:eng")); // not there
+    int before = api.readRequests.get();
+
+    var present = StoreReads.present(client, STORE, asked);
+
+    assertThat(present).hasSize(300);
+    // 5 pages of the whole store (its budget, not enough), then 3 pages of user:eng's orgs,
+    // instead of 301 exact reads
+    assertThat(api.readRequests.get() - before).isEqualTo(5 + 3);
+  }
 }
