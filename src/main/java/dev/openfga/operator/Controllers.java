@@ -290,13 +290,7 @@ public final class Controllers implements AutoCloseable {
     // deleted out of band is found at once, not at the next recheck)
     operator.register(
         new StoreReconciler(client, connector, slots, servers, claims, events, clock),
-        c ->
-            watched(
-                c.withName(STORE_CONTROLLER)
-                    .withRetry(retry)
-                    .withGenerationAware(false)
-                    .withInformerListLimit(OperatorClient.LIST_PAGE_SIZE),
-                config));
+        c -> stage2(c, STORE_CONTROLLER, retry, config));
     operator.register(
         new ModelReconciler(
             client,
@@ -308,13 +302,7 @@ public final class Controllers implements AutoCloseable {
             clock,
             registry == null ? ModelMetrics.none() : new ModelMetrics(registry),
             config.modelTestMaxChecks()),
-        c ->
-            watched(
-                c.withName(MODEL_CONTROLLER)
-                    .withRetry(retry)
-                    .withGenerationAware(false)
-                    .withInformerListLimit(OperatorClient.LIST_PAGE_SIZE),
-                config));
+        c -> stage2(c, MODEL_CONTROLLER, retry, config));
     operator.register(
         new TuplesReconciler(
             client,
@@ -326,13 +314,24 @@ public final class Controllers implements AutoCloseable {
             clock,
             config.tuplesPerWrite(),
             registry == null ? TuplesMetrics.none() : new TuplesMetrics(registry)),
-        c ->
-            watched(
-                c.withName(TUPLES_CONTROLLER)
-                    .withRetry(retry)
-                    .withGenerationAware(false)
-                    .withInformerListLimit(OperatorClient.LIST_PAGE_SIZE),
-                config));
+        c -> stage2(c, TUPLES_CONTROLLER, retry, config));
+  }
+
+  /**
+   * A store, model or tuples controller: every event, not only a new generation (a touched resource
+   * is looked at again), the shared retry, paged lists, the watched namespaces.
+   */
+  private static void stage2(
+      ControllerConfigurationOverrider<?> c,
+      String name,
+      GenericRetry retry,
+      OperatorConfig config) {
+    watched(
+        c.withName(name)
+            .withRetry(retry)
+            .withGenerationAware(false)
+            .withInformerListLimit(OperatorClient.LIST_PAGE_SIZE),
+        config);
   }
 
   /** A controller watches the namespaces the flags name (or all). */

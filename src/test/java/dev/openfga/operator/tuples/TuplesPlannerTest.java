@@ -224,6 +224,23 @@ class TuplesPlannerTest {
         List.of());
   }
 
+  /** The planner's decision on an observation with no answer yet (another FGATuples none). */
+  private static TuplesPlan.Done decide(
+      FGATuples t,
+      Instant now,
+      Desired desired,
+      Optional<FGAStore> store,
+      boolean confirmed,
+      Optional<FGAModel> model,
+      Record record,
+      boolean deleting) {
+    return (TuplesPlan.Done)
+        PLANNER.plan(
+            new TuplesObservation(
+                t, now, desired, store, confirmed, model, record, Set.of(), 100, deleting,
+                List.of()));
+  }
+
   private static TuplesObservation observed(FGATuples t) {
     return observed(t, 100, Set.of());
   }
@@ -699,71 +716,47 @@ class TuplesPlannerTest {
     FGATuples t = resource(specs(1));
     TuplesObservation o = observed(t);
     TuplesPlan noStore =
-        PLANNER.plan(
-            new TuplesObservation(
-                t,
-                NOW,
-                o.desired(),
-                Optional.empty(),
-                false,
-                Optional.empty(),
-                new Record.Absent(),
-                Set.of(),
-                100,
-                false,
-                List.of()));
+        decide(
+            t,
+            NOW,
+            o.desired(),
+            Optional.empty(),
+            false,
+            Optional.empty(),
+            new Record.Absent(),
+            false);
     assertThat(((TuplesPlan.Done) noStore).status().orElseThrow().getConditions())
         .singleElement()
         .satisfies(c -> assertThat(c.getReason()).isEqualTo("StoreNotReady"));
 
     TuplesPlan foreign =
-        PLANNER.plan(
-            new TuplesObservation(
-                t,
-                NOW,
-                o.desired(),
-                o.store(),
-                true,
-                Optional.empty(),
-                new Record.Foreign("ConfigMap team-a/base-tuples-record exists"),
-                Set.of(),
-                100,
-                false,
-                List.of()));
+        decide(
+            t,
+            NOW,
+            o.desired(),
+            o.store(),
+            true,
+            Optional.empty(),
+            new Record.Foreign("ConfigMap team-a/base-tuples-record exists"),
+            false);
     assertThat(((TuplesPlan.Done) foreign).status().orElseThrow().getConditions())
         .singleElement()
         .satisfies(c -> assertThat(c.getReason()).isEqualTo("RecordConflict"));
 
     TuplesPlan unconfirmed =
-        PLANNER.plan(
-            new TuplesObservation(
-                t,
-                NOW,
-                o.desired(),
-                o.store(),
-                false,
-                Optional.empty(),
-                new Record.Absent(),
-                Set.of(),
-                100,
-                false,
-                List.of()));
+        decide(t, NOW, o.desired(), o.store(), false, Optional.empty(), new Record.Absent(), false);
     assertThat(((TuplesPlan.Done) unconfirmed).status()).isEmpty();
 
     TuplesPlan tooMany =
-        PLANNER.plan(
-            new TuplesObservation(
-                t,
-                NOW,
-                DeclaredTuples.fromSpec(specs(TuplesPlanner.MAX_TUPLES + 1)),
-                o.store(),
-                true,
-                Optional.empty(),
-                new Record.Absent(),
-                Set.of(),
-                100,
-                false,
-                List.of()));
+        decide(
+            t,
+            NOW,
+            DeclaredTuples.fromSpec(specs(TuplesPlanner.MAX_TUPLES + 1)),
+            o.store(),
+            true,
+            Optional.empty(),
+            new Record.Absent(),
+            false);
     assertThat(((TuplesPlan.Done) tooMany).status().orElseThrow().getConditions())
         .singleElement()
         .satisfies(c -> assertThat(c.getReason()).isEqualTo("TooManyTuples"));
@@ -871,37 +864,27 @@ class TuplesPlannerTest {
             "uid-1",
             "rv1");
     TuplesPlan.Done wait =
-        (TuplesPlan.Done)
-            PLANNER.plan(
-                new TuplesObservation(
-                    t,
-                    NOW,
-                    new Desired.Valid(new TreeMap<>(), ""),
-                    Optional.of(notReady),
-                    true,
-                    Optional.empty(),
-                    own,
-                    Set.of(),
-                    100,
-                    true,
-                    List.of()));
+        decide(
+            t,
+            NOW,
+            new Desired.Valid(new TreeMap<>(), ""),
+            Optional.of(notReady),
+            true,
+            Optional.empty(),
+            own,
+            true);
     assertThat(wait.removeFinalizer()).isFalse();
 
     TuplesPlan.Done gaveUp =
-        (TuplesPlan.Done)
-            PLANNER.plan(
-                new TuplesObservation(
-                    t,
-                    NOW.plus(TuplesPlanner.GIVE_UP),
-                    new Desired.Valid(new TreeMap<>(), ""),
-                    Optional.of(notReady),
-                    true,
-                    Optional.empty(),
-                    own,
-                    Set.of(),
-                    100,
-                    true,
-                    List.of()));
+        decide(
+            t,
+            NOW.plus(TuplesPlanner.GIVE_UP),
+            new Desired.Valid(new TreeMap<>(), ""),
+            Optional.of(notReady),
+            true,
+            Optional.empty(),
+            own,
+            true);
     assertThat(gaveUp.removeFinalizer()).isTrue();
     assertThat(events(gaveUp))
         .singleElement()
