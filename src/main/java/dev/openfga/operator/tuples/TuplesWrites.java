@@ -253,7 +253,7 @@ final class TuplesWrites {
                 + ": the "
                 + own.owned().size()
                 + " tuples it lists there are left alone; the record starts afresh",
-            "store/" + storeId);
+            "store/" + own.storeId() + "/" + storeId);
       } else if (!own.uid().equals(d.o.tuples().getMetadata().getUid())) {
         d.emit(
             TuplesReason.TuplesRecordAdopted,
