@@ -41,6 +41,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -52,6 +53,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterAll;
@@ -68,12 +70,14 @@ import org.junit.jupiter.params.provider.ValueSource;
  * tuples, declared or not); a lost status, a re-created resource and a restore from a backup write
  * nothing and keep ownership through the record (and without the record give the tuples up, never
  * delete them); a managed tuple deleted out of band is written again; an invalid tuple blocks the
- * whole set; deletionPolicy Delete deletes exactly its own. Writes that race with the application
- * are made to happen (a loopback proxy between the operator and OpenFGA lets the test write or
- * delete just before the operator's Write arrives): on 1.10 {@code on_duplicate}/{@code on_missing:
- * ignore} answer 200, on 1.8.16 the options are dropped, the Write is refused and the operator's
- * read-back fallback ends in the same place. What was written is read from OpenFGA's changelog
- * ({@code GET /stores/{id}/changes}), which records every write and delete.
+ * whole set; deletionPolicy Delete deletes exactly its own; the operator killed while a create is
+ * under way (its answer lost) leaves the tuples pending in the record, and the next operator takes
+ * those OpenFGA wrote since as its own. Writes that race with the application are made to happen (a
+ * loopback proxy between the operator and OpenFGA lets the test write or delete just before the
+ * operator's Write arrives): on 1.10 {@code on_duplicate}/{@code on_missing: ignore} answer 200, on
+ * 1.8.16 the options are dropped, the Write is refused and the operator's read-back fallback ends
+ * in the same place. What was written is read from OpenFGA's changelog ({@code GET
+ * /stores/{id}/changes}), which records every write and delete.
  */
 class TuplesIT {
   @RegisterExtension static final RealCluster cluster = new RealCluster();
@@ -109,24 +113,27 @@ class TuplesIT {
   }
 
   private static final Map<String, Server> SERVERS = new HashMap<>();
-  private static OperatorInstall.OperatorProcess operator;
+  private static OperatorInstall install;
+
+  /** Every operator process started, the one running now last (a test kills and restarts it). */
+  private static final List<OperatorInstall.OperatorProcess> operators =
+      new CopyOnWriteArrayList<>();
 
   @BeforeAll
   static void twoOpenFgaVersionsAndTheOperator() {
     Proxy toOld = cluster.closeAfterClass(Proxy.start());
     Proxy toNew = cluster.closeAfterClass(Proxy.start());
     // trace: every line the operator can log is searched for the condition context
-    operator =
-        cluster.startOperator(
-            cluster.installOperator(
-                cluster.namespace(),
-                "leaderElection: {enabled: false}\nlogLevel: trace\nstoresAndModels:\n"
-                    + "  enabled: true\n  servers: ["
-                    + toOld.url()
-                    + ", "
-                    + toNew.url()
-                    + "]\n"),
-            "operator-0");
+    install =
+        cluster.installOperator(
+            cluster.namespace(),
+            "leaderElection: {enabled: false}\nlogLevel: trace\nstoresAndModels:\n"
+                + "  enabled: true\n  servers: ["
+                + toOld.url()
+                + ", "
+                + toNew.url()
+                + "]\n");
+    operators.add(cluster.startOperator(install, "operator-0"));
     for (var v : Map.of(Binaries.OLD_OPENFGA, toOld, Binaries.NEW_OPENFGA, toNew).entrySet()) {
       String name = "openfga-" + v.getKey().replaceAll("[^0-9]", "");
       String url =
@@ -145,9 +152,12 @@ class TuplesIT {
 
   @AfterAll
   static void noConditionContextInTheOperatorsOutput() {
-    if (operator != null) {
-      // the tuples controller's own debug lines are in what is searched
-      assertThat(operator.log())
+    if (!operators.isEmpty()) {
+      // the output of every process, the killed ones' too; the tuples controller's own debug
+      // lines are in what is searched (not necessarily in each process's: some lived briefly)
+      StringBuilder output = new StringBuilder();
+      operators.forEach(operator -> output.append(operator.log()));
+      assertThat(output.toString())
           .contains("DEBUG dev.openfga.operator.tuples.TuplesReconciler")
           .doesNotContain(MARKER);
     }
@@ -453,6 +463,127 @@ class TuplesIT {
     setTuples(name, declared);
     awaitSettled(name, 6);
     assertThat(storeTuples(s, storeId)).containsKeys(contested, plain).hasSize(7);
+  }
+
+  @ParameterizedTest(name = "OpenFGA {0}")
+  @ValueSource(strings = {Binaries.OLD_OPENFGA, Binaries.NEW_OPENFGA})
+  void anOperatorKilledWhileACreateWasUnderWayLeavesItPendingAndTheNextTakesItAsItsOwn(
+      String version) throws Exception {
+    Server s = SERVERS.get(version);
+    String name = "crash-" + s.tag();
+    String storeId = store(s, name, true);
+    List<FGATuples.TupleSpec> declared = new ArrayList<>(many("crash", 150));
+
+    // the second create Write (the first, of 100, written and answered) is held at the proxy while
+    // the operator is killed (kill -9); then it goes on to OpenFGA, which writes it, and its
+    // answer goes to no one
+    AtomicInteger creates = new AtomicInteger();
+    AtomicReference<Held> held = new AtomicReference<>();
+    OperatorInstall.OperatorProcess killed = operators.get(operators.size() - 1);
+    CompletableFuture<Integer> lostAnswer =
+        s.proxy.before(
+            storeId,
+            body ->
+                body.path("writes").path("tuple_keys").size() > 0 && creates.incrementAndGet() == 2,
+            () -> {
+              killed.kill();
+              held.set(new Held(killed.isAlive(), record(name), changes(s, storeId)));
+            });
+    create(name, name, null, declared, null);
+    try {
+      heldWhileKilled(s, storeId, name, declared, lostAnswer, held);
+    } finally {
+      // the next operator (the rest of the class needs one, whatever was found)
+      if (!operators.get(operators.size() - 1).isAlive()) {
+        operators.add(cluster.startOperator(install, "operator-" + operators.size()));
+      }
+    }
+    List<TupleKey> lost =
+        writtenKeys(
+            s.proxy.writesTo(storeId).stream()
+                .filter(w -> w.body().path("writes").path("tuple_keys").size() > 0)
+                .toList()
+                .get(1)
+                .body());
+
+    // the next operator: all 150 its own, none taken for someone else's, nothing written again
+    FGATuples ready = awaitSettled(name, 150);
+    assertThat(ready.getStatus().getWritten()).isEqualTo(150);
+    assertThat(ready.getStatus().getPreExisting()).isZero();
+    List<Change> after = changes(s, storeId);
+    assertThat(after).hasSize(150).allMatch(c -> c.operation().equals("TUPLE_OPERATION_WRITE"));
+    assertThat(after.stream().map(Change::key).distinct())
+        .as("no tuple written twice")
+        .hasSize(150);
+    assertThat(s.proxy.writesTo(storeId)).as("the next operator sent no Write").hasSize(2);
+    ConfigMap recorded = record(name);
+    assertThat(recordKeys(recorded, "owned.gz"))
+        .containsExactlyInAnyOrderElementsOf(keys(declared));
+    assertThat(recordKeys(recorded, "pending.gz")).isEmpty();
+    assertThat(recorded.getData()).doesNotContainKey("pendingSince");
+
+    // an entry whose Write's answer was lost, removed: its own, so deleted
+    TupleKey gone = lost.get(lost.size() / 2);
+    declared.removeIf(t -> key(t).equals(gone));
+    setTuples(name, declared);
+    FGATuples trimmed = awaitSettled(name, 149);
+    assertThat(trimmed.getStatus().getWritten()).isEqualTo(149);
+    assertThat(changes(s, storeId))
+        .hasSize(151)
+        .last()
+        .isEqualTo(new Change("TUPLE_OPERATION_DELETE", gone));
+    assertThat(storeTuples(s, storeId)).doesNotContainKey(gone).hasSize(149);
+    assertThat(recordKeys(record(name), "owned.gz")).hasSize(149).doesNotContain(gone);
+  }
+
+  /**
+   * What was found while the second create Write was held and the operator killed ({@code held}),
+   * and after the Write went on to OpenFGA with no one to take its answer.
+   */
+  private static void heldWhileKilled(
+      Server s,
+      String storeId,
+      String name,
+      List<FGATuples.TupleSpec> declared,
+      CompletableFuture<Integer> lostAnswer,
+      AtomicReference<Held> held)
+      throws Exception {
+    assertThat(lostAnswer.get(WAIT.toSeconds(), TimeUnit.SECONDS))
+        .as("the held Write, written by OpenFGA")
+        .isEqualTo(200);
+    Held h = held.get();
+    List<Proxy.Write> sent =
+        s.proxy.writesTo(storeId).stream()
+            .filter(w -> w.body().path("writes").path("tuple_keys").size() > 0)
+            .toList();
+    assertThat(sent).hasSize(2);
+    assertThat(sent.get(0).status()).isEqualTo(200);
+    assertThat(sent.get(0).body().path("writes").path("tuple_keys").size()).isEqualTo(100);
+    assertThat(writtenKeys(sent.get(1).body())).hasSize(50);
+
+    // while the Write was held: the operator gone, the first 100 in OpenFGA, all 150 pending
+    assertThat(h.operatorAlive()).as("the operator, once killed").isFalse();
+    assertThat(h.changes())
+        .hasSize(100)
+        .allMatch(c -> c.operation().equals("TUPLE_OPERATION_WRITE"));
+    assertThat(recordKeys(h.record(), "pending.gz"))
+        .containsExactlyInAnyOrderElementsOf(keys(declared));
+    assertThat(recordKeys(h.record(), "owned.gz")).isEmpty();
+    Instant pendingSince = Instant.parse(h.record().getData().get("pendingSince"));
+    // after it: OpenFGA holds all 150, each written since the intent (its own clock); the record
+    // is as the killed operator left it
+    assertThat(changes(s, storeId)).hasSize(150);
+    Map<TupleKey, Tuple> written = storeTuples(s, storeId);
+    assertThat(written.keySet()).containsExactlyInAnyOrderElementsOf(keys(declared));
+    assertThat(written.values()).allMatch(t -> !t.timestamp().isBefore(pendingSince));
+    ConfigMap left = record(name);
+    assertThat(left.getMetadata().getResourceVersion())
+        .as("the record never written again")
+        .isEqualTo(h.record().getMetadata().getResourceVersion());
+    FGATuples beforeRestart = get(name);
+    assertThat(beforeRestart.getStatus() == null ? null : beforeRestart.getStatus().getWritten())
+        .as("no status says what was written")
+        .isNotEqualTo(Integer.valueOf(150));
   }
 
   @ParameterizedTest(name = "OpenFGA {0}")
@@ -811,6 +942,34 @@ class TuplesIT {
     return tuples.stream().map(TuplesIT::key).toList();
   }
 
+  /** The keys a Write body's {@code writes} names. */
+  private static List<TupleKey> writtenKeys(JsonNode body) {
+    List<TupleKey> keys = new ArrayList<>();
+    for (JsonNode t : body.path("writes").path("tuple_keys")) {
+      keys.add(
+          new TupleKey(
+              t.path("object").asText(), t.path("relation").asText(), t.path("user").asText()));
+    }
+    return keys;
+  }
+
+  /** The keys a record lists under {@code entry} ({@code owned.gz}, {@code pending.gz}). */
+  private static List<TupleKey> recordKeys(ConfigMap record, String entry) throws IOException {
+    String encoded = record.getBinaryData() == null ? null : record.getBinaryData().get(entry);
+    if (encoded == null) {
+      return List.of();
+    }
+    try (var in =
+        new java.util.zip.GZIPInputStream(
+            new java.io.ByteArrayInputStream(Base64.getDecoder().decode(encoded)))) {
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8)
+          .lines()
+          .filter(l -> !l.isEmpty())
+          .map(TupleKey::parse)
+          .toList();
+    }
+  }
+
   /** Whether a write body's {@code writes} or {@code deletes} names the key. */
   private static boolean names(JsonNode part, TupleKey k) {
     for (JsonNode t : part.path("tuple_keys")) {
@@ -834,6 +993,9 @@ class TuplesIT {
     } while (!token.isEmpty());
     return all;
   }
+
+  /** What the test found while a Write was held and the operator killed. */
+  private record Held(boolean operatorAlive, ConfigMap record, List<Change> changes) {}
 
   /** One entry of OpenFGA's changelog. */
   private record Change(String operation, TupleKey key) {}
