@@ -9,7 +9,7 @@ import dev.openfga.operator.models.ModelObservation.Desired;
 import dev.openfga.operator.openfga.OpenFgaCallLimit;
 import dev.openfga.operator.openfga.Servers;
 import dev.openfga.operator.stores.FGAStore;
-import dev.openfga.operator.stores.StorePlanner;
+import dev.openfga.operator.stores.StoreReadiness;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -66,7 +66,7 @@ public final class ModelPlanner {
     }
     String ns = o.model().getMetadata().getNamespace();
     String storeName = storeName(o.model());
-    Optional<String> notReady = StorePlanner.notReady(ns, storeName, o.store().orElse(null));
+    Optional<String> notReady = StoreReadiness.notReady(ns, storeName, o.store().orElse(null));
     if (notReady.isPresent()) {
       return d.blocked(ModelReason.StoreNotReady, notReady.get(), WAIT);
     }
@@ -78,19 +78,10 @@ public final class ModelPlanner {
     FGAStore store = o.store().orElseThrow();
     String storeId = store.getStatus().getStoreId();
     String url = store.getSpec().getOpenfgaRef().getUrl();
-    if (!servers.allows(url)) {
+    Optional<String> notAllowed = StoreReadiness.notAllowed(ns, storeName, store, servers);
+    if (notAllowed.isPresent()) {
       // the FGAStore's status may still say Ready (the list changed at a restart): no request
-      return d.blocked(
-          ModelReason.StoreNotReady,
-          "FGAStore "
-              + ns
-              + "/"
-              + storeName
-              + " names "
-              + url
-              + ", which is not one of the OpenFGA servers this operator is installed for"
-              + " (ServerNotAllowed)",
-          WAIT);
+      return d.blocked(ModelReason.StoreNotReady, notAllowed.get(), WAIT);
     }
     if (!o.confirmed()) {
       // not yet looked at by this process's FGAStore controller (after a start), or claimed by

@@ -391,32 +391,4 @@ public final class StorePlanner {
     }
     return Optional.empty();
   }
-
-  /**
-   * Why the FGAStore {@code name} of namespace {@code ns} cannot be used yet by an FGAModel or an
-   * FGATuples (it is missing, or not Ready with a store id), or empty.
-   */
-  public static Optional<String> notReady(String ns, String name, FGAStore store) {
-    if (name == null) {
-      return Optional.of("spec.storeRef.name must name an FGAStore");
-    }
-    if (store == null) {
-      return Optional.of("FGAStore " + ns + "/" + name + " does not exist");
-    }
-    FGAStore.Status s = store.getStatus();
-    boolean ready =
-        s != null
-            && s.getStoreId() != null
-            && Conditions.isTrue(s.getConditions(), Conditions.READY);
-    if (!ready) {
-      String why =
-          s == null
-              ? "not reconciled yet"
-              : Conditions.find(s.getConditions(), Conditions.READY)
-                  .map(c -> c.getReason() + ": " + c.getMessage())
-                  .orElse("not reconciled yet");
-      return Optional.of("FGAStore " + ns + "/" + name + " is not ready (" + why + ")");
-    }
-    return Optional.empty();
-  }
 }

@@ -47,7 +47,7 @@ final class TuplesDeletion {
     }
     String storeId = o.store().orElseThrow().getStatus().getStoreId();
     if (!own.storeId().equals(storeId)) {
-      return afterDeletes(d);
+      return call(new TuplesStep.GiveRecordAway());
     }
     if (!o.confirmed()) {
       return giveUpOrWait(d, own, "FGAStore not confirmed for its store");
@@ -85,10 +85,6 @@ final class TuplesDeletion {
               + " (deletionPolicy Delete)",
           "deleted/" + o.now());
     }
-    return afterDeletes(d);
-  }
-
-  private static TuplesPlan afterDeletes(TuplesDraft d) {
     return call(new TuplesStep.GiveRecordAway());
   }
 

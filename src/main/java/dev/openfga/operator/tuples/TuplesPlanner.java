@@ -8,7 +8,7 @@ import dev.openfga.operator.openfga.Tuple;
 import dev.openfga.operator.openfga.TupleCondition;
 import dev.openfga.operator.openfga.TupleKey;
 import dev.openfga.operator.stores.FGAStore;
-import dev.openfga.operator.stores.StorePlanner;
+import dev.openfga.operator.stores.StoreReadiness;
 import dev.openfga.operator.tuples.TuplesObservation.Desired;
 import dev.openfga.operator.tuples.TuplesObservation.Record;
 import java.time.Duration;
@@ -169,24 +169,10 @@ public final class TuplesPlanner {
     if (ref == null || ref.getName() == null) {
       return Optional.of("spec.storeRef.name must name an FGAStore");
     }
-    Optional<String> notReady = StorePlanner.notReady(ns, ref.getName(), o.store().orElse(null));
-    if (notReady.isPresent()) {
-      return notReady;
-    }
-    FGAStore store = o.store().get();
-    String url = store.getSpec().getOpenfgaRef().getUrl();
-    if (!servers.allows(url)) {
-      return Optional.of(
-          "FGAStore "
-              + ns
-              + "/"
-              + ref.getName()
-              + " names "
-              + url
-              + ", which is not one of the OpenFGA servers this operator is installed for"
-              + " (ServerNotAllowed)");
-    }
-    return Optional.empty();
+    Optional<String> notReady = StoreReadiness.notReady(ns, ref.getName(), o.store().orElse(null));
+    return notReady.isPresent()
+        ? notReady
+        : StoreReadiness.notAllowed(ns, ref.getName(), o.store().get(), servers);
   }
 
   /** Why the FGAModel of spec.modelRef has no model to write against yet, or empty. */

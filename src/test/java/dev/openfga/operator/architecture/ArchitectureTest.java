@@ -57,7 +57,7 @@ class ArchitectureTest {
               nameMatching(
                   "\\Q"
                       + BASE
-                      + "\\E\\.(stores\\.(ClaimRule|StoreDeletion|MigrationGate|StoreChoice"
+                      + "\\E\\.(stores\\.(ClaimRule|StoreDeletion|MigrationGate|StoreChoice|StoreReadiness"
                       + "|StoreObservation|StorePlan|StoreStep|StoreAnswer)"
                       + "|models\\.(ModelChoice|TestsGate|ModelPublication|ModelDraft"
                       + "|ModelObservation|ModelPlan|ModelStep|ModelAnswer)"
