@@ -203,7 +203,9 @@ class TuplesScenarioTest {
   void aFailedWriteLeavesATrueCountAndTheNextLookGoesOnFromThere() throws Exception {
     storeWithModel("1.10.0");
     source(yaml(0, 250));
-    api.failWritesAfter.set(1); // the second Write is answered 500, nothing of it written
+    // OpenFGA goes down after the first Write is applied: every later Write is answered 500 until
+    // it is back, so the failure stays in the status until the test looks
+    api.afterWrite = () -> api.writesDown = true;
 
     declare("base");
     FGATuples.Status failed =
@@ -216,11 +218,12 @@ class TuplesScenarioTest {
                         && Conditions.find(s.getConditions(), Conditions.READY)
                             .map(c -> "OpenFGARequestFailed".equals(c.getReason()))
                             .orElse(false));
-    // the status as written at the failure (the store itself may already hold more: the status
-    // write wakes the next look at once)
     assertThat(failed.getWritten()).isEqualTo(100);
     assertThat(failed.getDesired()).isEqualTo(250);
+    assertThat(api.tuples(storeId)).hasSize(100);
 
+    api.afterWrite = null;
+    api.writesDown = false;
     // looked at again 10 s later: the 150 left, nothing twice
     inSyncWith("base", 250);
     assertThat(api.tuples(storeId)).hasSize(250);

@@ -133,6 +133,9 @@ public final class InMemoryOpenFga implements HttpHandler {
    */
   public final AtomicInteger failWritesAfter = new AtomicInteger(-1);
 
+  /** While true, every write request is answered 500 {@code internal_error}, nothing applied. */
+  public volatile boolean writesDown;
+
   /**
    * When set, run after a write is applied, before its answer is sent (e.g. the operator crashing
    * between its writes).
@@ -303,7 +306,7 @@ public final class InMemoryOpenFga implements HttpHandler {
             + request.path("writes").path("tuple_keys").size()
             + " -"
             + request.path("deletes").path("tuple_keys").size());
-    if (failWritesAfter.getAndUpdate(n -> n >= 0 ? n - 1 : n) == 0) {
+    if (failWritesAfter.getAndUpdate(n -> n >= 0 ? n - 1 : n) == 0 || writesDown) {
       return new InMemoryTuples.Answer(500, JSON.createObjectNode().put("code", "internal_error"));
     }
     JsonNode model = null;
