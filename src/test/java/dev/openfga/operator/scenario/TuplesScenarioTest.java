@@ -301,12 +301,20 @@ class TuplesScenarioTest {
   void aMissingSourceIsNamedAndAStoreOnAnotherServerIsSentNothing() throws Exception {
     storeWithModel("1.10.0");
     declare("base");
-    FGATuples.Status status =
-        await()
-            .atMost(WAIT)
-            .until(() -> get("base").getStatus(), s -> s != null && !s.getConditions().isEmpty());
-    assertThat(Conditions.find(status.getConditions(), Conditions.READY).orElseThrow().getMessage())
-        .isEqualTo("ConfigMap " + MockCluster.NS + "/base-tuples does not exist");
+    // awaited rather than taken from the first status: the informer may still show the FGAStore
+    // before its store was made, and the first look then says StoreNotReady
+    await()
+        .atMost(WAIT)
+        .until(
+            () -> get("base").getStatus(),
+            s ->
+                s != null
+                    && Conditions.find(s.getConditions(), Conditions.READY)
+                        .map(
+                            c ->
+                                ("ConfigMap " + MockCluster.NS + "/base-tuples does not exist")
+                                    .equals(c.getMessage()))
+                        .orElse(false));
 
     TestStores.create(cluster, "elsewhere", "x", "http://127.0.0.1:1");
     FGATuples t = new FGATuples();
@@ -315,11 +323,14 @@ class TuplesScenarioTest {
     t.getSpec().setStoreRef(new FGAStore.NameRef("elsewhere"));
     t.getSpec().setTuples(List.of(new FGATuples.TupleSpec("user:anne", "admin", "org:acme")));
     cluster.client().resources(FGATuples.class).inNamespace(MockCluster.NS).resource(t).create();
-    FGATuples.Status other =
-        await()
-            .atMost(WAIT)
-            .until(() -> get("other").getStatus(), s -> s != null && !s.getConditions().isEmpty());
-    assertThat(Conditions.find(other.getConditions(), Conditions.READY).orElseThrow().getReason())
-        .isEqualTo("StoreNotReady");
+    await()
+        .atMost(WAIT)
+        .until(
+            () -> get("other").getStatus(),
+            s ->
+                s != null
+                    && Conditions.find(s.getConditions(), Conditions.READY)
+                        .map(c -> "StoreNotReady".equals(c.getReason()))
+                        .orElse(false));
   }
 }
