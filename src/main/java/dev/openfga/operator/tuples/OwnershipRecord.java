@@ -197,6 +197,72 @@ final class OwnershipRecord {
     }
   }
 
+  /**
+   * Adds the tuples of {@code step} to the record of the FGATuples {@code step.holder()} in {@code
+   * ns}, which still declares them; the record is made when the holder has none. Guarded by the
+   * resourceVersion read, as the holder's own writes: whichever writes second reads again.
+   */
+  TuplesAnswer handOver(String ns, TuplesStep.HandOver step) {
+    FGATuples holder =
+        client.resources(FGATuples.class).inNamespace(ns).withName(step.holder()).get();
+    if (holder == null || holder.getMetadata().getDeletionTimestamp() != null) {
+      // it no longer declares them: the next look deletes them instead
+      return new TuplesAnswer.RecordChanged();
+    }
+    Record r = read(holder);
+    TuplesStep.WriteRecord write;
+    if (r instanceof Record.Absent) {
+      write =
+          new TuplesStep.WriteRecord(
+              step.storeId(), step.keys(), new TreeSet<>(), Optional.empty(), Optional.empty());
+    } else if (r instanceof Record.Own own && own.storeId().equals(step.storeId())) {
+      if (own.owned().containsAll(step.keys())) {
+        return new TuplesAnswer.HandedOver(step.holder(), step.keys());
+      }
+      SortedSet<TupleKey> owned = new TreeSet<>(own.owned());
+      owned.addAll(step.keys());
+      write =
+          new TuplesStep.WriteRecord(
+              step.storeId(),
+              owned,
+              own.pending(),
+              own.pendingSince(),
+              Optional.of(own.resourceVersion()));
+      // the uid of whoever wrote it last stays: the holder still sees an earlier one's record as
+      // adopted
+      holder = named(holder, own.uid());
+    } else if (r instanceof Record.Collecting) {
+      return new TuplesAnswer.RecordChanged();
+    } else {
+      return new TuplesAnswer.HandOverRefused(
+          step.holder(),
+          step.keys(),
+          r instanceof Record.Foreign f
+              ? f.why()
+              : "its ownership record is for store " + ((Record.Own) r).storeId());
+    }
+    TuplesAnswer written = write(holder, write);
+    if (written instanceof TuplesAnswer.RecordWritten) {
+      return new TuplesAnswer.HandedOver(step.holder(), step.keys());
+    }
+    if (written instanceof TuplesAnswer.RecordRefused refused) {
+      return new TuplesAnswer.HandOverRefused(step.holder(), step.keys(), refused.message());
+    }
+    return written;
+  }
+
+  /** {@code t}'s name and namespace, with {@code uid}. */
+  private static FGATuples named(FGATuples t, String uid) {
+    FGATuples as = new FGATuples();
+    as.setMetadata(
+        new io.fabric8.kubernetes.api.model.ObjectMetaBuilder()
+            .withName(t.getMetadata().getName())
+            .withNamespace(t.getMetadata().getNamespace())
+            .withUid(uid)
+            .build());
+    return as;
+  }
+
   /** Hands the record to the garbage collector: owned by {@code t}, which is being deleted. */
   TuplesAnswer giveAway(FGATuples t) {
     String ns = t.getMetadata().getNamespace();

@@ -27,7 +27,11 @@ public sealed interface TuplesAnswer {
   /** {@link TuplesStep.WriteRecord}: not written: too large, or refused (the message says). */
   record RecordRefused(TuplesReason reason, String message) implements TuplesAnswer {}
 
-  /** {@link TuplesStep.WriteRecord}: the ConfigMap changed since it was read: look again. */
+  /**
+   * {@link TuplesStep.WriteRecord}: the ConfigMap changed since it was read; {@link
+   * TuplesStep.HandOver}: the holder's record changed, or the holder is gone or being deleted. Look
+   * again.
+   */
   record RecordChanged() implements TuplesAnswer {}
 
   /** {@link TuplesStep.Delete}: these tuples are not in the store any more. */
@@ -47,6 +51,13 @@ public sealed interface TuplesAnswer {
 
   /** A Write of {@code sent} tuples was over the server's limit: nothing written. */
   record OverLimit(int sent) implements TuplesAnswer {}
+
+  /** {@link TuplesStep.HandOver}: the holder's record lists these tuples now. */
+  record HandedOver(String holder, SortedSet<TupleKey> keys) implements TuplesAnswer {}
+
+  /** {@link TuplesStep.HandOver}: the holder's record cannot take them (the message says why). */
+  record HandOverRefused(String holder, SortedSet<TupleKey> keys, String why)
+      implements TuplesAnswer {}
 
   /** {@link TuplesStep.GiveRecordAway}: done (or there was no record). */
   record RecordGivenAway() implements TuplesAnswer {}

@@ -50,6 +50,8 @@ final class TuplesCalls {
       } else if (step instanceof TuplesStep.Create create) {
         connected(o);
         return create(create);
+      } else if (step instanceof TuplesStep.HandOver handOver) {
+        return record.handOver(o.tuples().getMetadata().getNamespace(), handOver);
       } else if (step instanceof TuplesStep.GiveRecordAway) {
         return record.giveAway(o.tuples());
       }

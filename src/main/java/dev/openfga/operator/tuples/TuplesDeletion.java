@@ -12,15 +12,18 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.SortedMap;
 import java.util.SortedSet;
+import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
  * An FGATuples being deleted. {@code Retain} (the default) keeps its tuples and its record (an
  * FGATuples of the same name adopts it). {@code Delete} deletes the tuples it created that are
- * still there and that no other FGATuples of the store declares, then hands the record to the
- * garbage collector. A store that cannot be reached for {@link TuplesPlanner#GIVE_UP} is given up
- * with a Warning: its tuples stay. Part of {@link TuplesPlanner}; pure.
+ * still there and that no other FGATuples of the store declares, adds those another one declares to
+ * that one's record (it deletes them once it no longer declares them), then hands its own record to
+ * the garbage collector. A store that cannot be reached for {@link TuplesPlanner#GIVE_UP} is given
+ * up with a Warning: its tuples stay. Part of {@link TuplesPlanner}; pure.
  */
 final class TuplesDeletion {
   private TuplesDeletion() {}
@@ -47,7 +50,9 @@ final class TuplesDeletion {
     }
     String storeId = o.store().orElseThrow().getStatus().getStoreId();
     if (!own.storeId().equals(storeId)) {
-      return call(new TuplesStep.GiveRecordAway());
+      return o.answer(TuplesAnswer.RecordGivenAway.class).isPresent()
+          ? d.release("record of another store handed to the garbage collector")
+          : call(new TuplesStep.GiveRecordAway());
     }
     if (!o.confirmed()) {
       return giveUpOrWait(d, own, "FGAStore not confirmed for its store");
@@ -55,9 +60,6 @@ final class TuplesDeletion {
     Optional<TuplesAnswer.Failed> failed = o.answer(TuplesAnswer.Failed.class);
     if (failed.isPresent()) {
       return giveUpOrWait(d, own, failed.get().failure().message());
-    }
-    if (o.answer(TuplesAnswer.RecordGivenAway.class).isPresent()) {
-      return d.release("tuples deleted; record handed to the garbage collector");
     }
     Ledger l = Ledger.of(o, storeId);
     if (o.answer(TuplesAnswer.StoreRead.class).isEmpty()) {
@@ -67,7 +69,7 @@ final class TuplesDeletion {
     }
     List<TupleKey> deletes = new ArrayList<>();
     for (TupleKey k : l.owned) {
-      if (l.present.containsKey(k) && !o.declaredElsewhere().contains(k)) {
+      if (l.present.containsKey(k) && !o.declaredElsewhere().containsKey(k)) {
         deletes.add(k);
       }
     }
@@ -75,6 +77,22 @@ final class TuplesDeletion {
       return TuplesWrites.batches(
           deletes, TuplesWrites.perWrite(o), b -> new TuplesStep.Delete(storeId, null, b));
     }
+    if (o.answer(TuplesAnswer.RecordChanged.class).isPresent()) {
+      return d.waitOnly(
+          TuplesWrites.RECORD_CHANGED_AGAIN,
+          "the FGATuples that still declares tuples of this one changed: looking again");
+    }
+    Held held = held(o, l);
+    o.all(TuplesAnswer.HandedOver.class).forEach(h -> held.byHolder.remove(h.holder()));
+    o.all(TuplesAnswer.HandOverRefused.class).forEach(r -> held.byHolder.remove(r.holder()));
+    if (!held.byHolder.isEmpty()) {
+      var first = held.byHolder.entrySet().iterator().next();
+      return call(new TuplesStep.HandOver(storeId, first.getKey(), first.getValue()));
+    }
+    if (o.answer(TuplesAnswer.RecordGivenAway.class).isEmpty()) {
+      return call(new TuplesStep.GiveRecordAway());
+    }
+    String uid = t.getMetadata().getUid();
     if (!l.deleted.isEmpty()) {
       d.emit(
           TuplesReason.TuplesWritten,
@@ -83,9 +101,67 @@ final class TuplesDeletion {
               + " tuples in store "
               + storeId
               + " (deletionPolicy Delete)",
-          "deleted/" + o.now());
+          "deleted/" + uid);
     }
-    return call(new TuplesStep.GiveRecordAway());
+    for (TuplesAnswer.HandedOver h : o.all(TuplesAnswer.HandedOver.class)) {
+      d.emit(
+          TuplesReason.TuplesHandedOver,
+          h.keys().size()
+              + " tuples this FGATuples created in store "
+              + storeId
+              + " are still declared by FGATuples "
+              + h.holder()
+              + ": they are now in its ownership record "
+              + Names.tuplesRecord(h.holder())
+              + ", and it deletes them once it no longer declares them",
+          "handed/" + uid + "/" + h.holder());
+    }
+    for (TuplesAnswer.HandOverRefused r : o.all(TuplesAnswer.HandOverRefused.class)) {
+      d.emit(
+          TuplesReason.TuplesNotDeleted,
+          r.keys().size()
+              + " tuples this FGATuples created are left in store "
+              + storeId
+              + ": FGATuples "
+              + r.holder()
+              + " still declares them, and its ownership record cannot take them ("
+              + r.why()
+              + ")",
+          "not-handed/" + uid + "/" + r.holder());
+    }
+    if (held.unknown > 0) {
+      d.emit(
+          TuplesReason.TuplesNotDeleted,
+          held.unknown
+              + " tuples this FGATuples created are left in store "
+              + storeId
+              + ": another FGATuples of the store could not be read, and may declare them",
+          "unknown-holder/" + uid);
+    }
+    return d.release("tuples deleted; record handed to the garbage collector");
+  }
+
+  /**
+   * The tuples this FGATuples created that are still there and that other FGATuples declare: by the
+   * first of them that declares each; how many by one that could not be read.
+   */
+  private record Held(SortedMap<String, SortedSet<TupleKey>> byHolder, int unknown) {}
+
+  private static Held held(TuplesObservation o, Ledger l) {
+    SortedMap<String, SortedSet<TupleKey>> byHolder = new TreeMap<>();
+    int unknown = 0;
+    for (TupleKey k : l.owned) {
+      String holder = o.declaredElsewhere().get(k);
+      if (holder == null || !l.present.containsKey(k)) {
+        continue;
+      }
+      if (holder.isEmpty()) {
+        unknown++;
+      } else {
+        byHolder.computeIfAbsent(holder, h -> new TreeSet<>()).add(k);
+      }
+    }
+    return new Held(byHolder, unknown);
   }
 
   /**

@@ -7,8 +7,8 @@ import dev.openfga.operator.stores.FGAStore;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.SortedMap;
 import java.util.SortedSet;
 
@@ -16,8 +16,10 @@ import java.util.SortedSet;
  * Everything one FGATuples decision looks at: the FGATuples, the time, the tuples it declares (or
  * why they cannot be read), its FGAStore and whether this process confirmed that FGAStore for its
  * store, the FGAModel of {@code spec.modelRef} (if any), its ownership record, the tuples other
- * FGATuples of the same FGAStore declare, the most tuples one Write may carry, whether it is being
- * deleted, and the answers of the calls made so far in this reconcile. Read-only.
+ * FGATuples of the same FGAStore declare (each with the name of the first of them, by name, that
+ * declares it; {@code ""} when one of them could not be read and every tuple this one owns counts
+ * as declared by it), the most tuples one Write may carry, whether it is being deleted, and the
+ * answers of the calls made so far in this reconcile. Read-only.
  */
 public record TuplesObservation(
     FGATuples tuples,
@@ -27,13 +29,13 @@ public record TuplesObservation(
     boolean confirmed,
     Optional<FGAModel> model,
     Record record,
-    Set<TupleKey> declaredElsewhere,
+    Map<TupleKey, String> declaredElsewhere,
     int perWrite,
     boolean deleting,
     List<TuplesAnswer> answers) {
 
   public TuplesObservation {
-    declaredElsewhere = Set.copyOf(declaredElsewhere);
+    declaredElsewhere = Map.copyOf(declaredElsewhere);
     answers = List.copyOf(answers);
   }
 

@@ -134,8 +134,9 @@ public final class TuplesPlanner {
   }
 
   /**
-   * Whether the record is this FGATuples', for this store, with nothing pending; or there is none
-   * and the status says it wrote nothing (a set of tuples all written by someone else).
+   * Whether the record is this FGATuples', for this store, with nothing pending, and lists as many
+   * tuples as the status counts (another FGATuples, deleted, may have handed it some); or there is
+   * none and the status says it wrote nothing (a set of tuples all written by someone else).
    */
   private static boolean recordSettled(TuplesObservation o, FGATuples.Status s, String storeId) {
     if (o.record() instanceof Record.Absent) {
@@ -144,7 +145,10 @@ public final class TuplesPlanner {
     return o.record() instanceof Record.Own own
         && own.pending().isEmpty()
         && own.storeId().equals(storeId)
-        && own.uid().equals(o.tuples().getMetadata().getUid());
+        && own.uid().equals(o.tuples().getMetadata().getUid())
+        && s.getWritten() != null
+        && s.getHeld() != null
+        && own.owned().size() == s.getWritten() + s.getHeld();
   }
 
   private static Duration untilRecheck(TuplesObservation o) {

@@ -24,6 +24,12 @@ public enum TuplesReason {
   TuplesRecordMissing(false, true),
   /** Warning Event: the record names another store: it is started afresh for this one. */
   TuplesRecordForAnotherStore(false, true),
+  /**
+   * Normal Event: deleting the FGATuples (deletionPolicy Delete) left tuples it created that
+   * another FGATuples still declares; that one's record lists them now, and it deletes them once it
+   * no longer declares them.
+   */
+  TuplesHandedOver(false, false),
   /** Warning Event: deleting the FGATuples (deletionPolicy Delete) could not delete its tuples. */
   TuplesNotDeleted(false, true),
   /** Warning Event: OpenFGA refused a Write of the configured size: the batch is halved. */

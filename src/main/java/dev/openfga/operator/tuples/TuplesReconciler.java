@@ -21,11 +21,9 @@ import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -201,15 +199,16 @@ public final class TuplesReconciler implements Reconciler<FGATuples>, Cleaner<FG
   }
 
   /**
-   * The tuples the other FGATuples of the same store declare (not those being deleted), read only
-   * when this one owns tuples it no longer declares (the only ones they protect). Same store: the
-   * store id of their FGAStore, which two FGAStores of the namespace may share. When one of them
-   * cannot be read, every tuple this one owns counts as declared elsewhere: nothing is deleted
+   * The tuples the other FGATuples of the same store declare (not those being deleted), each with
+   * the name of the first of them (by name) that declares it, read only when this one owns tuples
+   * it no longer declares (the only ones they protect). Same store: the store id of their FGAStore,
+   * which two FGAStores of the namespace may share. When one of them cannot be read, every tuple
+   * this one owns counts as declared elsewhere, by nobody known ({@code ""}): nothing is deleted
    * until it reads.
    */
-  private Set<TupleKey> declaredElsewhere(
+  private Map<TupleKey, String> declaredElsewhere(
       FGATuples t, Desired desired, Optional<FGAStore> store, Record own, Context<FGATuples> c) {
-    Set<TupleKey> keys = new HashSet<>();
+    Map<TupleKey, String> keys = new HashMap<>();
     String storeId = store.map(FGAStore::getStatus).map(FGAStore.Status::getStoreId).orElse(null);
     if (!(own instanceof Record.Own o)
         || storeId == null
@@ -219,7 +218,14 @@ public final class TuplesReconciler implements Reconciler<FGATuples>, Cleaner<FG
     }
     String ns = t.getMetadata().getNamespace();
     Map<String, Optional<String>> storeIds = new HashMap<>();
-    for (FGATuples s : c.getPrimaryCache().list().filter(s -> isSibling(t, s)).toList()) {
+    boolean unread = false;
+    List<FGATuples> siblings =
+        c.getPrimaryCache()
+            .list()
+            .filter(s -> isSibling(t, s))
+            .sorted(java.util.Comparator.comparing(s -> s.getMetadata().getName()))
+            .toList();
+    for (FGATuples s : siblings) {
       String name = s.getSpec().getStoreRef().getName();
       Optional<String> id =
           storeIds.computeIfAbsent(
@@ -233,10 +239,13 @@ public final class TuplesReconciler implements Reconciler<FGATuples>, Cleaner<FG
         continue;
       }
       if (declared(ns, s.getSpec()) instanceof Desired.Valid sibling) {
-        keys.addAll(sibling.tuples().keySet());
+        sibling.tuples().keySet().forEach(k -> keys.putIfAbsent(k, s.getMetadata().getName()));
       } else {
-        keys.addAll(o.owned());
+        unread = true;
       }
+    }
+    if (unread) {
+      o.owned().forEach(k -> keys.putIfAbsent(k, ""));
     }
     return keys;
   }

@@ -45,6 +45,13 @@ public sealed interface TuplesStep {
   record Create(String storeId, String modelId, List<Tuple> tuples, boolean ignoreDuplicates)
       implements TuplesStep {}
 
+  /**
+   * Add these tuples to the ownership record of the FGATuples {@code holder}, which still declares
+   * them: this one, deleted with {@code Delete}, created them, and the holder deletes them once it
+   * no longer declares them.
+   */
+  record HandOver(String storeId, String holder, SortedSet<TupleKey> keys) implements TuplesStep {}
+
   /** Hand the record to the garbage collector: owned by the FGATuples being deleted. */
   record GiveRecordAway() implements TuplesStep {}
 }

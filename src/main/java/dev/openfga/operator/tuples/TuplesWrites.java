@@ -106,7 +106,7 @@ final class TuplesWrites {
     List<TupleKey> deletes = new ArrayList<>();
     for (TupleKey k : l.owned) {
       boolean declared = desired.tuples().containsKey(k);
-      boolean gone = !declared && !o.declaredElsewhere().contains(k);
+      boolean gone = !declared && !o.declaredElsewhere().containsKey(k);
       if (l.present.containsKey(k) && (gone || declared && otherCondition.contains(k))) {
         deletes.add(k);
       }

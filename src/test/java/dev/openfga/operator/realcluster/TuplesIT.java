@@ -48,6 +48,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
@@ -58,6 +59,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -70,13 +72,14 @@ import org.junit.jupiter.params.provider.ValueSource;
  * tuples, declared or not); a lost status, a re-created resource and a restore from a backup write
  * nothing and keep ownership through the record (and without the record give the tuples up, never
  * delete them); a managed tuple deleted out of band is written again; an invalid tuple blocks the
- * whole set; deletionPolicy Delete deletes exactly its own; the operator killed while a create is
- * under way (its answer lost) leaves the tuples pending in the record, and the next operator takes
- * those OpenFGA wrote since as its own. Writes that race with the application are made to happen (a
- * loopback proxy between the operator and OpenFGA lets the test write or delete just before the
- * operator's Write arrives): on 1.10 {@code on_duplicate}/{@code on_missing: ignore} answer 200, on
- * 1.8.16 the options are dropped, the Write is refused and the operator's read-back fallback ends
- * in the same place. What was written is read from OpenFGA's changelog ({@code GET
+ * whole set; deletionPolicy Delete deletes exactly its own, and hands a tuple another FGATuples
+ * still declares to that one's record, which deletes it later; the operator killed while a create
+ * is under way (its answer lost) leaves the tuples pending in the record, and the next operator
+ * takes those OpenFGA wrote since as its own. Writes that race with the application are made to
+ * happen (a loopback proxy between the operator and OpenFGA lets the test write or delete just
+ * before the operator's Write arrives): on 1.10 {@code on_duplicate}/{@code on_missing: ignore}
+ * answer 200, on 1.8.16 the options are dropped, the Write is refused and the operator's read-back
+ * fallback ends in the same place. What was written is read from OpenFGA's changelog ({@code GET
  * /stores/{id}/changes}), which records every write and delete.
  */
 class TuplesIT {
@@ -696,6 +699,57 @@ class TuplesIT {
         .extracting(Change::key)
         .containsExactlyInAnyOrderElementsOf(
             keys(declared).stream().filter(k -> !k.equals(app)).toList());
+  }
+
+  /**
+   * Two FGATuples declare one tuple; the one that created it is deleted with {@code Delete}: the
+   * tuple passes to the other's record (made by the operator, as the API server and the chart's
+   * RBAC allow), which deletes it once it drops it too. Kubernetes behaviour only: one version.
+   */
+  @Test
+  void deletedWithDeleteItHandsATupleAnotherDeclaresToItAndThatOneDeletesItLater()
+      throws Exception {
+    Server s = SERVERS.get(Binaries.NEW_OPENFGA);
+    String store = "handed-" + s.tag();
+    String storeId = store(s, store, true);
+    TupleKey shared = new TupleKey("document:handed", "owner", "user:shared");
+    TupleKey onlyFirst = new TupleKey("document:handed", "viewer", "user:first");
+    TupleKey later = new TupleKey("document:handed", "viewer", "user:later");
+    String first = "handed-first";
+    String second = "handed-second";
+    create(
+        first, store, null, List.of(spec(shared), spec(onlyFirst)), FGAStore.DeletionPolicy.Delete);
+    assertThat(awaitSettled(first, 2).getStatus().getWritten()).isEqualTo(2);
+    create(second, store, null, List.of(spec(shared)), FGAStore.DeletionPolicy.Retain);
+    FGATuples before = awaitSettled(second, 1);
+    assertThat(before.getStatus().getPreExisting()).isEqualTo(1);
+    assertThat(record(second)).as("it created nothing: no record").isNull();
+
+    resources().withName(first).delete();
+    await().atMost(WAIT).until(() -> get(first) == null);
+
+    assertThat(storeTuples(s, storeId).keySet()).containsExactly(shared);
+    ConfigMap handed = record(second);
+    assertThat(handed.getData()).containsEntry("owned", "1").containsEntry("storeId", storeId);
+    assertThat(handed.getMetadata().getOwnerReferences()).isEmpty();
+    assertThat(events(first, "TuplesHandedOver"))
+        .singleElement()
+        .satisfies(e -> assertThat(e.getMessage()).contains("FGATuples " + second));
+
+    // its next look counts it as its own
+    FGATuples counted = awaitVerifiedAfter(second, forceVerification(second));
+    assertThat(counted.getStatus().getWritten()).isEqualTo(1);
+    assertThat(counted.getStatus().getPreExisting()).isZero();
+
+    // dropped by the last one to declare it, it goes: deleted once, by the operator
+    setTuples(second, List.of(spec(later)));
+    await()
+        .atMost(WAIT)
+        .until(() -> storeTuples(s, storeId).keySet(), keys -> keys.equals(Set.of(later)));
+    assertThat(changes(s, storeId))
+        .filteredOn(c -> c.operation().equals("TUPLE_OPERATION_DELETE"))
+        .extracting(Change::key)
+        .containsExactlyInAnyOrder(onlyFirst, shared);
   }
 
   // ---------------------------------------------------------------------------------------------

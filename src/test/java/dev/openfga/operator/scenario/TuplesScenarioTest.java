@@ -258,6 +258,54 @@ class TuplesScenarioTest {
         .containsOnlyKeys("org:acme#admin@user:u0", "org:acme#admin@user:u1");
   }
 
+  private void declareInline(String name, FGAStore.DeletionPolicy policy, String... users) {
+    FGATuples t = new FGATuples();
+    t.setMetadata(new ObjectMetaBuilder().withName(name).withNamespace(MockCluster.NS).build());
+    t.setSpec(new FGATuples.Spec());
+    t.getSpec().setStoreRef(new FGAStore.NameRef("app"));
+    t.getSpec().setDeletionPolicy(policy);
+    t.getSpec()
+        .setTuples(
+            java.util.Arrays.stream(users)
+                .map(u -> new FGATuples.TupleSpec(u, "admin", "org:acme"))
+                .toList());
+    cluster.client().resources(FGATuples.class).inNamespace(MockCluster.NS).resource(t).create();
+  }
+
+  @Test
+  void aTupleLeftByADeletedFGATuplesIsDeletedOnceTheOtherDropsItToo() throws Exception {
+    storeWithModel("1.10.0");
+    declareInline("a", FGAStore.DeletionPolicy.Delete, "user:shared", "user:only-a");
+    inSyncWith("a", 2);
+    declareInline("b", FGAStore.DeletionPolicy.Retain, "user:shared");
+    FGATuples.Status b = inSyncWith("b", 0);
+    assertThat(b.getPreExisting()).isEqualTo(1);
+
+    cluster.client().resources(FGATuples.class).inNamespace(MockCluster.NS).withName("a").delete();
+    await().atMost(WAIT).until(() -> get("a") == null);
+
+    assertThat(api.tuples(storeId)).containsOnlyKeys("org:acme#admin@user:shared");
+    assertThat(events())
+        .anyMatch(
+            e ->
+                "TuplesHandedOver".equals(e.getReason())
+                    && e.getMessage().contains("still declared by FGATuples b"));
+    // b counts it as its own at its next look; dropped from b, it goes
+    cluster
+        .client()
+        .resources(FGATuples.class)
+        .inNamespace(MockCluster.NS)
+        .withName("b")
+        .edit(
+            t -> {
+              t.getSpec()
+                  .setTuples(List.of(new FGATuples.TupleSpec("user:other", "admin", "org:acme")));
+              return t;
+            });
+    inSyncWith("b", 1);
+    assertThat(api.tuples(storeId)).containsOnlyKeys("org:acme#admin@user:other");
+  }
+
   @Test
   void aConditionsContextNeverReachesAnEventNorTheStatus() throws Exception {
     storeWithModel("1.10.0");

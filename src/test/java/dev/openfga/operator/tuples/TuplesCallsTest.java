@@ -18,8 +18,8 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import org.junit.jupiter.api.AfterEach;
@@ -80,7 +80,7 @@ class TuplesCallsTest {
             true,
             Optional.empty(),
             new TuplesObservation.Record.Absent(),
-            Set.of(),
+            Map.of(),
             100,
             false,
             List.of());

@@ -76,6 +76,9 @@ class TuplesPlannerTest {
     Record record = new Record.Absent();
     int writes;
 
+    /** The tuples handed to other FGATuples' records, by their names. */
+    final Map<String, SortedSet<TupleKey>> handed = new TreeMap<>();
+
     /** When set, answers a call instead of the store (e.g. a failure). */
     Function<TuplesStep, TuplesAnswer> instead = s -> null;
 
@@ -120,6 +123,10 @@ class TuplesPlannerTest {
         c.tuples()
             .forEach(t -> tuples.putIfAbsent(t.key(), new Tuple(t.key(), t.condition(), NOW)));
         return new TuplesAnswer.Created(keys, c.ignoreDuplicates());
+      }
+      if (step instanceof TuplesStep.HandOver h) {
+        handed.computeIfAbsent(h.holder(), x -> new TreeSet<>()).addAll(h.keys());
+        return new TuplesAnswer.HandedOver(h.holder(), h.keys());
       }
       if (step instanceof TuplesStep.GiveRecordAway) {
         return new TuplesAnswer.RecordGivenAway();
@@ -209,7 +216,8 @@ class TuplesPlannerTest {
     return store;
   }
 
-  private static TuplesObservation observed(FGATuples t, int perWrite, Set<TupleKey> elsewhere) {
+  private static TuplesObservation observed(
+      FGATuples t, int perWrite, Map<TupleKey, String> elsewhere) {
     return new TuplesObservation(
         t,
         NOW,
@@ -237,12 +245,12 @@ class TuplesPlannerTest {
     return (TuplesPlan.Done)
         PLANNER.plan(
             new TuplesObservation(
-                t, now, desired, store, confirmed, model, record, Set.of(), 100, deleting,
+                t, now, desired, store, confirmed, model, record, Map.of(), 100, deleting,
                 List.of()));
   }
 
   private static TuplesObservation observed(FGATuples t) {
-    return observed(t, 100, Set.of());
+    return observed(t, 100, Map.of());
   }
 
   private static Condition condition(TuplesPlan.Done done, String type) {
@@ -292,7 +300,7 @@ class TuplesPlannerTest {
   @Test
   void aSmallerFlagMakesSmallerBatches() {
     SimulatedStore s = new SimulatedStore();
-    s.drive(observed(resource(specs(25)), 10, Set.of()));
+    s.drive(observed(resource(specs(25)), 10, Map.of()));
     assertThat(s.calls(TuplesStep.Create.class))
         .extracting(c -> c.tuples().size())
         .containsExactly(10, 10, 5);
@@ -498,7 +506,7 @@ class TuplesPlannerTest {
     TupleKey shared = key("org:acme", "admin", "user:u1");
     t.getSpec().setTuples(specs(1));
 
-    TuplesPlan.Done held = s.drive(observed(t, 100, Set.of(shared)));
+    TuplesPlan.Done held = s.drive(observed(t, 100, Map.of(shared, "other")));
 
     assertThat(s.tuples).containsKey(shared);
     assertThat(s.owned()).contains(shared);
@@ -780,7 +788,7 @@ class TuplesPlannerTest {
             true,
             Optional.of(model),
             new Record.Absent(),
-            Set.of(),
+            Map.of(),
             100,
             false,
             List.of());
@@ -829,7 +837,7 @@ class TuplesPlannerTest {
             true,
             Optional.empty(),
             s.record,
-            Set.of(),
+            Map.of(),
             100,
             true,
             List.of());
@@ -846,6 +854,146 @@ class TuplesPlannerTest {
     assertThat(delete.removeFinalizer()).isTrue();
     assertThat(s.tuples).containsOnlyKeys(app);
     assertThat(s.calls.get(s.calls.size() - 1)).isInstanceOf(TuplesStep.GiveRecordAway.class);
+  }
+
+  /**
+   * {@code t}, deleted with {@code Delete}, as the planner sees it with its record in {@code s}.
+   */
+  private static TuplesObservation deleting(
+      FGATuples t, SimulatedStore s, Map<TupleKey, String> elsewhere) {
+    t.getSpec().setDeletionPolicy(FGAStore.DeletionPolicy.Delete);
+    return new TuplesObservation(
+        t,
+        NOW,
+        new Desired.Valid(new TreeMap<>(), ""),
+        Optional.of(store()),
+        true,
+        Optional.empty(),
+        s.record,
+        elsewhere,
+        100,
+        true,
+        List.of());
+  }
+
+  @Test
+  void deletingWithDeleteHandsWhatOthersStillDeclareToTheirRecords() {
+    SimulatedStore s = new SimulatedStore();
+    FGATuples t = resource(specs(4));
+    t.setStatus(s.drive(observed(t)).status().orElseThrow());
+    TupleKey u1 = key("org:acme", "admin", "user:u1");
+    TupleKey u2 = key("org:acme", "admin", "user:u2");
+    TupleKey u3 = key("org:acme", "admin", "user:u3");
+    s.calls.clear();
+
+    TuplesPlan.Done done =
+        s.drive(deleting(t, s, Map.of(u1, "b-team", u2, "a-team", u3, "a-team")));
+
+    assertThat(done.removeFinalizer()).isTrue();
+    assertThat(s.tuples).containsOnlyKeys(u1, u2, u3);
+    assertThat(s.handed)
+        .containsExactly(
+            Map.entry("a-team", new TreeSet<>(Set.of(u2, u3))),
+            Map.entry("b-team", new TreeSet<>(Set.of(u1))));
+    // deletes, then the hand-overs, then the record goes
+    assertThat(s.calls)
+        .extracting(c -> c.getClass().getSimpleName())
+        .containsExactly("ReadStore", "Delete", "HandOver", "HandOver", "GiveRecordAway");
+    assertThat(events(done))
+        .containsExactly(
+            "TuplesWritten: deleted 1 tuples in store " + STORE + " (deletionPolicy Delete)",
+            "TuplesHandedOver: 2 tuples this FGATuples created in store "
+                + STORE
+                + " are still declared by FGATuples a-team: they are now in its ownership record"
+                + " a-team-tuples-record, and it deletes them once it no longer declares them",
+            "TuplesHandedOver: 1 tuples this FGATuples created in store "
+                + STORE
+                + " are still declared by FGATuples b-team: they are now in its ownership record"
+                + " b-team-tuples-record, and it deletes them once it no longer declares them");
+  }
+
+  @Test
+  void aHolderThatCannotTakeThemOrCannotBeReadLeavesThemWithAWarning() {
+    SimulatedStore s = new SimulatedStore();
+    FGATuples t = resource(specs(3));
+    t.setStatus(s.drive(observed(t)).status().orElseThrow());
+    TupleKey u0 = key("org:acme", "admin", "user:u0");
+    TupleKey u1 = key("org:acme", "admin", "user:u1");
+    s.calls.clear();
+    s.instead =
+        step ->
+            step instanceof TuplesStep.HandOver h
+                ? new TuplesAnswer.HandOverRefused(h.holder(), h.keys(), "it is not a record")
+                : null;
+
+    TuplesPlan.Done done = s.drive(deleting(t, s, Map.of(u0, "", u1, "b-team")));
+
+    assertThat(done.removeFinalizer()).isTrue();
+    assertThat(s.tuples).containsOnlyKeys(u0, u1);
+    assertThat(events(done))
+        .containsExactly(
+            "TuplesWritten: deleted 1 tuples in store " + STORE + " (deletionPolicy Delete)",
+            "TuplesNotDeleted: 1 tuples this FGATuples created are left in store "
+                + STORE
+                + ": FGATuples b-team still declares them, and its ownership record cannot take"
+                + " them (it is not a record)",
+            "TuplesNotDeleted: 1 tuples this FGATuples created are left in store "
+                + STORE
+                + ": another FGATuples of the store could not be read, and may declare them");
+  }
+
+  @Test
+  void aHolderWhoseRecordChangedIsLookedAtAgainBeforeTheRecordGoes() {
+    SimulatedStore s = new SimulatedStore();
+    FGATuples t = resource(specs(2));
+    t.setStatus(s.drive(observed(t)).status().orElseThrow());
+    TupleKey u1 = key("org:acme", "admin", "user:u1");
+    s.calls.clear();
+    s.instead =
+        step -> step instanceof TuplesStep.HandOver ? new TuplesAnswer.RecordChanged() : null;
+
+    TuplesPlan.Done changed = s.drive(deleting(t, s, Map.of(u1, "b-team")));
+
+    assertThat(changed.removeFinalizer()).isFalse();
+    assertThat(changed.again()).isEqualTo(TuplesWrites.RECORD_CHANGED_AGAIN);
+    assertThat(s.calls(TuplesStep.GiveRecordAway.class)).isEmpty();
+
+    // looked at again: b-team is being deleted too, so nobody declares it any more
+    s.instead = step -> null;
+    s.calls.clear();
+    TuplesPlan.Done done = s.drive(deleting(t, s, Map.of()));
+    assertThat(done.removeFinalizer()).isTrue();
+    assertThat(s.tuples).isEmpty();
+    assertThat(s.handed).isEmpty();
+  }
+
+  @Test
+  void aRecordHandedMoreTuplesThanTheStatusCountsIsReadAgain() {
+    SimulatedStore s = new SimulatedStore();
+    TupleKey shared = key("org:acme", "admin", "user:u2");
+    s.tuples.put(shared, new Tuple(shared, null, NOW.minusSeconds(3600)));
+    FGATuples t = resource(specs(3));
+    t.setStatus(s.drive(observed(t)).status().orElseThrow());
+    assertThat(t.getStatus().getPreExisting()).isEqualTo(1);
+    Record.Own own = (Record.Own) s.record;
+    SortedSet<TupleKey> owned = new TreeSet<>(own.owned());
+    owned.add(shared); // another FGATuples, deleted, handed it over
+    s.record =
+        new Record.Own(
+            STORE, owned, own.pending(), own.pendingSince(), own.uid(), own.resourceVersion());
+    s.calls.clear();
+
+    TuplesPlan.Done again = s.drive(observed(t));
+
+    assertThat(s.calls).extracting(c -> c.getClass().getSimpleName()).contains("ReadStore");
+    assertThat(again.status().orElseThrow().getWritten()).isEqualTo(3);
+    assertThat(again.status().orElseThrow().getPreExisting()).isZero();
+
+    // and it is its own now: dropped from the set, it is deleted
+    t.setStatus(again.status().orElseThrow());
+    t.getSpec().setTuples(specs(2));
+    s.drive(observed(t));
+    assertThat(s.tuples).doesNotContainKey(shared);
   }
 
   @Test
