@@ -1121,6 +1121,12 @@ public final class OperatorBench {
     /** The documents the tuples are spread over ({@code --tuples-objects}). */
     int tuplesObjects = 100;
 
+    /**
+     * With {@code --tuples-idle S}: the operator's CPU over S seconds with no FGATuples, then over S
+     * seconds with the synced, unchanged {@code tuplesFrom} set (looked at every 30 s).
+     */
+    int tuplesIdleSeconds;
+
     List<String> openfgaDatastores = List.of("memory", "postgres");
     List<String> openfgaVersions = List.of("v1.10.0");
 
@@ -1198,6 +1204,7 @@ public final class OperatorBench {
           case "--tuples" ->
               o.tuples = Arrays.stream(args[++i].split(",")).map(Integer::valueOf).toList();
           case "--tuples-objects" -> o.tuplesObjects = Integer.parseInt(args[++i]);
+          case "--tuples-idle" -> o.tuplesIdleSeconds = Integer.parseInt(args[++i]);
           case "--openfga" -> o.openfgaDatastores = List.of(args[++i].split(","));
           case "--openfga-versions" -> o.openfgaVersions = List.of(args[++i].split(","));
           case "--compare" -> {

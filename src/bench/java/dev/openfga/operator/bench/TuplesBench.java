@@ -183,6 +183,7 @@ final class TuplesBench {
         String storeId = createStore(c, storeName, proxy.url());
         postJson(fgaUrl + "/stores/" + storeId + "/authorization-models", MODEL);
         c.resource(sourceConfigMap(source, n)).create();
+        Idle before = idle(p, proxy);
         proxy.take();
         api.clearRequests();
         String grpcBefore = get("http://127.0.0.1:" + metrics + "/metrics");
@@ -229,6 +230,7 @@ final class TuplesBench {
         Thread.sleep(3000);
         CountingProxy.Snapshot again = proxy.take();
         List<BenchApi.Request> againKube = api.requests();
+        Idle after = idle(p, proxy);
         long[] rssEnd = p.rssKiB();
 
         report
@@ -289,6 +291,14 @@ final class TuplesBench {
                     again.tuplesWritten(),
                     kubeSummary(againKube),
                     rechecked.getStatus().getWritten()))
+            .append(
+                options.tuplesIdleSeconds == 0
+                    ? ""
+                    : "- idle, before the FGATuples: "
+                        + before.text()
+                        + "\n- idle, the synced set (its source read every 30 s): "
+                        + after.text()
+                        + "\n")
             .append(
                 String.format(
                     Locale.ROOT,
@@ -631,6 +641,42 @@ final class TuplesBench {
     counts.forEach(
         (k, v) -> s.append(s.length() == 0 ? "" : ", ").append(v).append(' ').append(k));
     return s.toString();
+  }
+
+  /** What the operator did while left alone for {@code --tuples-idle} seconds. */
+  private record Idle(
+      int seconds,
+      double reconciles,
+      double cpuSeconds,
+      CountingProxy.Snapshot openfga,
+      List<BenchApi.Request> kube) {
+    String text() {
+      return String.format(
+          Locale.ROOT,
+          "%d s, %.0f reconciles, operator CPU %.3f s (%.2f ms a second); OpenFGA %s; Kubernetes %s",
+          seconds,
+          reconciles,
+          cpuSeconds,
+          cpuSeconds * 1000 / seconds,
+          openfga.summary(),
+          kubeSummary(kube));
+    }
+  }
+
+  /** The operator left alone for {@code --tuples-idle} seconds (none: nothing measured). */
+  private Idle idle(OperatorProcess p, CountingProxy proxy) throws Exception {
+    int seconds = options.tuplesIdleSeconds;
+    if (seconds == 0) {
+      return null;
+    }
+    proxy.take();
+    api.clearRequests();
+    double r0 = reconciles(p);
+    double cpu0 = p.cpuSeconds();
+    Thread.sleep(seconds * 1000L);
+    double cpu = p.cpuSeconds() - cpu0;
+    double looks = reconciles(p) - r0;
+    return new Idle(seconds, looks, cpu, proxy.take(), api.requests());
   }
 
   private static double reconciles(OperatorProcess p) throws Exception {

@@ -117,12 +117,11 @@ final class TuplesDeletion {
           "handed/" + uid + "/" + h.holder());
     }
     for (TuplesAnswer.HandOverRefused r : o.all(TuplesAnswer.HandOverRefused.class)) {
-      d.emit(
-          TuplesReason.TuplesNotDeleted,
-          r.keys().size()
-              + " tuples this FGATuples created are left in store "
-              + storeId
-              + ": FGATuples "
+      left(
+          d,
+          r.keys().size(),
+          storeId,
+          "FGATuples "
               + r.holder()
               + " still declares them, and its ownership record cannot take them ("
               + r.why()
@@ -130,15 +129,22 @@ final class TuplesDeletion {
           "not-handed/" + uid + "/" + r.holder());
     }
     if (held.unknown > 0) {
-      d.emit(
-          TuplesReason.TuplesNotDeleted,
-          held.unknown
-              + " tuples this FGATuples created are left in store "
-              + storeId
-              + ": another FGATuples of the store could not be read, and may declare them",
+      left(
+          d,
+          held.unknown,
+          storeId,
+          "another FGATuples of the store could not be read, and may declare them",
           "unknown-holder/" + uid);
     }
     return d.release("tuples deleted; record handed to the garbage collector");
+  }
+
+  /** A Warning: {@code n} tuples it created stay in the store, and why. */
+  private static void left(TuplesDraft d, int n, String storeId, String why, String key) {
+    d.emit(
+        TuplesReason.TuplesNotDeleted,
+        n + " tuples this FGATuples created are left in store " + storeId + ": " + why,
+        key);
   }
 
   /**

@@ -478,8 +478,7 @@ class TuplesPlannerTest {
   @Test
   void aTupleItWroteAndSomeoneDeletedIsWrittenAgainWithAWarning() {
     SimulatedStore s = new SimulatedStore();
-    FGATuples t = resource(specs(3));
-    t.setStatus(s.drive(observed(t)).status().orElseThrow());
+    FGATuples t = synced(s, 3);
     TupleKey gone = key("org:acme", "admin", "user:u1");
     s.tuples.remove(gone);
     t.getStatus().setVerifiedAt(Timestamps.format(NOW.minus(Duration.ofHours(1))));
@@ -501,8 +500,7 @@ class TuplesPlannerTest {
   @Test
   void aTupleAnotherFGATuplesDeclaresIsHeldNotDeleted() {
     SimulatedStore s = new SimulatedStore();
-    FGATuples t = resource(specs(2));
-    t.setStatus(s.drive(observed(t)).status().orElseThrow());
+    FGATuples t = synced(s, 2);
     TupleKey shared = key("org:acme", "admin", "user:u1");
     t.getSpec().setTuples(specs(1));
 
@@ -856,6 +854,14 @@ class TuplesPlannerTest {
     assertThat(s.calls.get(s.calls.size() - 1)).isInstanceOf(TuplesStep.GiveRecordAway.class);
   }
 
+  /** An FGATuples of {@code n} tuples, written by {@code s}, with the status it wrote. */
+  private static FGATuples synced(SimulatedStore s, int n) {
+    FGATuples t = resource(specs(n));
+    t.setStatus(s.drive(observed(t)).status().orElseThrow());
+    s.calls.clear();
+    return t;
+  }
+
   /**
    * {@code t}, deleted with {@code Delete}, as the planner sees it with its record in {@code s}.
    */
@@ -879,12 +885,10 @@ class TuplesPlannerTest {
   @Test
   void deletingWithDeleteHandsWhatOthersStillDeclareToTheirRecords() {
     SimulatedStore s = new SimulatedStore();
-    FGATuples t = resource(specs(4));
-    t.setStatus(s.drive(observed(t)).status().orElseThrow());
+    FGATuples t = synced(s, 4);
     TupleKey u1 = key("org:acme", "admin", "user:u1");
     TupleKey u2 = key("org:acme", "admin", "user:u2");
     TupleKey u3 = key("org:acme", "admin", "user:u3");
-    s.calls.clear();
 
     TuplesPlan.Done done =
         s.drive(deleting(t, s, Map.of(u1, "b-team", u2, "a-team", u3, "a-team")));
@@ -915,11 +919,9 @@ class TuplesPlannerTest {
   @Test
   void aHolderThatCannotTakeThemOrCannotBeReadLeavesThemWithAWarning() {
     SimulatedStore s = new SimulatedStore();
-    FGATuples t = resource(specs(3));
-    t.setStatus(s.drive(observed(t)).status().orElseThrow());
+    FGATuples t = synced(s, 3);
     TupleKey u0 = key("org:acme", "admin", "user:u0");
     TupleKey u1 = key("org:acme", "admin", "user:u1");
-    s.calls.clear();
     s.instead =
         step ->
             step instanceof TuplesStep.HandOver h
@@ -945,10 +947,8 @@ class TuplesPlannerTest {
   @Test
   void aHolderWhoseRecordChangedIsLookedAtAgainBeforeTheRecordGoes() {
     SimulatedStore s = new SimulatedStore();
-    FGATuples t = resource(specs(2));
-    t.setStatus(s.drive(observed(t)).status().orElseThrow());
+    FGATuples t = synced(s, 2);
     TupleKey u1 = key("org:acme", "admin", "user:u1");
-    s.calls.clear();
     s.instead =
         step -> step instanceof TuplesStep.HandOver ? new TuplesAnswer.RecordChanged() : null;
 
