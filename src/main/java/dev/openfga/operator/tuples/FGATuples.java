@@ -17,9 +17,10 @@ import java.util.List;
 /**
  * The static tuples an application needs, declared as a Kubernetes resource (upstream ADR-003's
  * {@code FGATuples}, SPEC §11), in the store of an {@link FGAStore} of the same namespace. The
- * operator deletes only tuples it created for this resource; it keeps which those are in its
- * ownership record, a ConfigMap that outlives the status ({@code <name>-tuples-record}). The schema
- * the API server enforces is the chart's {@code templates/crd-fgatuples.yaml}.
+ * operator deletes only tuples it created for this resource (or for another FGATuples of the store
+ * that handed them to it when deleted); it keeps which those are in its ownership record, a
+ * ConfigMap that outlives the status ({@code <name>-tuples-record}). The schema the API server
+ * enforces is the chart's {@code templates/crd-fgatuples.yaml}.
  */
 @Group(FGAStore.GROUP)
 @Version(FGAStore.VERSION)
@@ -206,7 +207,10 @@ public class FGATuples extends CustomResource<FGATuples.Spec, FGATuples.Status>
       this.desired = desired;
     }
 
-    /** How many of the declared tuples this resource wrote (its own: removing one deletes it). */
+    /**
+     * How many of the declared tuples are this resource's own (it wrote them, or a deleted
+     * FGATuples that wrote them handed them to it): removing one deletes it.
+     */
     public Integer getWritten() {
       return written;
     }
@@ -216,8 +220,9 @@ public class FGATuples extends CustomResource<FGATuples.Spec, FGATuples.Status>
     }
 
     /**
-     * How many of the declared tuples were in the store before this resource declared them: they
-     * are not its own and are never deleted by it.
+     * How many of the declared tuples were in the store before this resource declared them and are
+     * not its own: never deleted by it, unless the FGATuples that wrote them is deleted and hands
+     * them to it.
      */
     public Integer getPreExisting() {
       return preExisting;
@@ -228,8 +233,8 @@ public class FGATuples extends CustomResource<FGATuples.Spec, FGATuples.Status>
     }
 
     /**
-     * How many tuples this resource wrote and no longer declares, kept because another FGATuples of
-     * the store declares them; deleted once none does.
+     * How many tuples of its own this resource no longer declares, kept because another FGATuples
+     * of the store declares them; deleted once none does.
      */
     public Integer getHeld() {
       return held;

@@ -54,14 +54,29 @@ final class OwnershipRecord {
 
   /** The record of {@code t}, as read now. */
   Record read(FGATuples t) {
-    String name = Names.tuplesRecord(t.getMetadata().getName());
-    ConfigMap cm =
-        client.configMaps().inNamespace(t.getMetadata().getNamespace()).withName(name).get();
+    return readable(t, configMap(t));
+  }
+
+  private ConfigMap configMap(FGATuples t) {
+    return client
+        .configMaps()
+        .inNamespace(t.getMetadata().getNamespace())
+        .withName(Names.tuplesRecord(t.getMetadata().getName()))
+        .get();
+  }
+
+  /** {@link #decode}, a record that does not read being {@link Record.Foreign}. */
+  private static Record readable(FGATuples t, ConfigMap cm) {
     try {
       return decode(t, cm);
     } catch (IllegalStateException e) {
       return new Record.Foreign(
-          "ConfigMap " + t.getMetadata().getNamespace() + "/" + name + ": " + e.getMessage());
+          "ConfigMap "
+              + t.getMetadata().getNamespace()
+              + "/"
+              + Names.tuplesRecord(t.getMetadata().getName())
+              + ": "
+              + e.getMessage());
     }
   }
 
@@ -200,16 +215,24 @@ final class OwnershipRecord {
   /**
    * Adds the tuples of {@code step} to the record of the FGATuples {@code step.holder()} in {@code
    * ns}, which still declares them; the record is made when the holder has none. Guarded by the
-   * resourceVersion read, as the holder's own writes: whichever writes second reads again.
+   * resourceVersion read, as the holder's own writes: whichever writes second reads again. A holder
+   * that is gone or being deleted, before or after the write, or a record with an owner reference
+   * (handed to the garbage collector) is no holder now ({@link TuplesAnswer.HandOverLater}): the
+   * next look, without it among the declarers, deletes the tuples instead.
    */
   TuplesAnswer handOver(String ns, TuplesStep.HandOver step) {
     FGATuples holder =
         client.resources(FGATuples.class).inNamespace(ns).withName(step.holder()).get();
     if (holder == null || holder.getMetadata().getDeletionTimestamp() != null) {
-      // it no longer declares them: the next look deletes them instead
-      return new TuplesAnswer.RecordChanged();
+      return later(step, "it is gone or being deleted");
     }
-    Record r = read(holder);
+    ConfigMap cm = configMap(holder);
+    if (cm != null
+        && cm.getMetadata().getOwnerReferences() != null
+        && !cm.getMetadata().getOwnerReferences().isEmpty()) {
+      return later(step, "its ownership record is handed to the garbage collector");
+    }
+    Record r = readable(holder, cm);
     TuplesStep.WriteRecord write;
     if (r instanceof Record.Absent) {
       write =
@@ -221,6 +244,12 @@ final class OwnershipRecord {
       }
       SortedSet<TupleKey> owned = new TreeSet<>(own.owned());
       owned.addAll(step.keys());
+      if (owned.size() > TuplesPlanner.MAX_TUPLES) {
+        return new TuplesAnswer.HandOverRefused(
+            step.holder(),
+            step.keys(),
+            "its ownership record would list more than " + TuplesPlanner.MAX_TUPLES + " tuples");
+      }
       write =
           new TuplesStep.WriteRecord(
               step.storeId(),
@@ -232,7 +261,7 @@ final class OwnershipRecord {
       // adopted
       holder = named(holder, own.uid());
     } else if (r instanceof Record.Collecting) {
-      return new TuplesAnswer.RecordChanged();
+      return later(step, "its ownership record is being deleted");
     } else {
       return new TuplesAnswer.HandOverRefused(
           step.holder(),
@@ -242,13 +271,27 @@ final class OwnershipRecord {
               : "its ownership record is for store " + ((Record.Own) r).storeId());
     }
     TuplesAnswer written = write(holder, write);
-    if (written instanceof TuplesAnswer.RecordWritten) {
-      return new TuplesAnswer.HandedOver(step.holder(), step.keys());
-    }
     if (written instanceof TuplesAnswer.RecordRefused refused) {
       return new TuplesAnswer.HandOverRefused(step.holder(), step.keys(), refused.message());
     }
-    return written;
+    if (!(written instanceof TuplesAnswer.RecordWritten)) {
+      return later(step, "its ownership record changed since it was read");
+    }
+    // deleted since it was read: its cleanup may have read its record before this write, so the
+    // tuples are not left to it (the record written stays behind, its tuples deleted by this one)
+    return alive(ns, step.holder())
+        ? new TuplesAnswer.HandedOver(step.holder(), step.keys())
+        : later(step, "it is being deleted");
+  }
+
+  private static TuplesAnswer later(TuplesStep.HandOver step, String why) {
+    return new TuplesAnswer.HandOverLater(step.holder(), step.keys(), why);
+  }
+
+  /** Whether the FGATuples {@code name} exists and is not being deleted. */
+  private boolean alive(String ns, String name) {
+    FGATuples t = client.resources(FGATuples.class).inNamespace(ns).withName(name).get();
+    return t != null && t.getMetadata().getDeletionTimestamp() == null;
   }
 
   /** {@code t}'s name and namespace, with {@code uid}. */

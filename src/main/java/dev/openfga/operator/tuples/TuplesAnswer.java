@@ -27,11 +27,7 @@ public sealed interface TuplesAnswer {
   /** {@link TuplesStep.WriteRecord}: not written: too large, or refused (the message says). */
   record RecordRefused(TuplesReason reason, String message) implements TuplesAnswer {}
 
-  /**
-   * {@link TuplesStep.WriteRecord}: the ConfigMap changed since it was read; {@link
-   * TuplesStep.HandOver}: the holder's record changed, or the holder is gone or being deleted. Look
-   * again.
-   */
+  /** {@link TuplesStep.WriteRecord}: the ConfigMap changed since it was read: look again. */
   record RecordChanged() implements TuplesAnswer {}
 
   /** {@link TuplesStep.Delete}: these tuples are not in the store any more. */
@@ -54,6 +50,13 @@ public sealed interface TuplesAnswer {
 
   /** {@link TuplesStep.HandOver}: the holder's record lists these tuples now. */
   record HandedOver(String holder, SortedSet<TupleKey> keys) implements TuplesAnswer {}
+
+  /**
+   * {@link TuplesStep.HandOver}: not now: the holder is gone or being deleted, or its record
+   * changed since it was read or is being collected (why). Look again.
+   */
+  record HandOverLater(String holder, SortedSet<TupleKey> keys, String why)
+      implements TuplesAnswer {}
 
   /** {@link TuplesStep.HandOver}: the holder's record cannot take them (the message says why). */
   record HandOverRefused(String holder, SortedSet<TupleKey> keys, String why)

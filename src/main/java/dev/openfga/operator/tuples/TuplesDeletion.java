@@ -77,32 +77,28 @@ final class TuplesDeletion {
       return TuplesWrites.batches(
           deletes, TuplesWrites.perWrite(o), b -> new TuplesStep.Delete(storeId, null, b));
     }
-    if (o.answer(TuplesAnswer.RecordChanged.class).isPresent()) {
-      return d.waitOnly(
-          TuplesWrites.RECORD_CHANGED_AGAIN,
-          "the FGATuples that still declares tuples of this one changed: looking again");
-    }
     Held held = held(o, l);
+    List<TuplesAnswer.HandOverLater> later = o.all(TuplesAnswer.HandOverLater.class);
     o.all(TuplesAnswer.HandedOver.class).forEach(h -> held.byHolder.remove(h.holder()));
     o.all(TuplesAnswer.HandOverRefused.class).forEach(r -> held.byHolder.remove(r.holder()));
+    later.forEach(h -> held.byHolder.remove(h.holder()));
     if (!held.byHolder.isEmpty()) {
       var first = held.byHolder.entrySet().iterator().next();
       return call(new TuplesStep.HandOver(storeId, first.getKey(), first.getValue()));
     }
+    String uid = t.getMetadata().getUid();
+    boolean givenUp = !d.o.now().isBefore(deletedAt(d).plus(TuplesPlanner.GIVE_UP));
+    if (!later.isEmpty() && !givenUp) {
+      deleted(d, l, storeId);
+      TuplesAnswer.HandOverLater first = later.get(0);
+      return d.waitOnly(
+          TuplesPlanner.WAIT,
+          "handing tuples to FGATuples " + first.holder() + " waits: " + first.why());
+    }
     if (o.answer(TuplesAnswer.RecordGivenAway.class).isEmpty()) {
       return call(new TuplesStep.GiveRecordAway());
     }
-    String uid = t.getMetadata().getUid();
-    if (!l.deleted.isEmpty()) {
-      d.emit(
-          TuplesReason.TuplesWritten,
-          "deleted "
-              + l.deleted.size()
-              + " tuples in store "
-              + storeId
-              + " (deletionPolicy Delete)",
-          "deleted/" + uid);
-    }
+    deleted(d, l, storeId);
     for (TuplesAnswer.HandedOver h : o.all(TuplesAnswer.HandedOver.class)) {
       d.emit(
           TuplesReason.TuplesHandedOver,
@@ -128,6 +124,20 @@ final class TuplesDeletion {
               + ")",
           "not-handed/" + uid + "/" + r.holder());
     }
+    for (TuplesAnswer.HandOverLater h : later) {
+      left(
+          d,
+          h.keys().size(),
+          storeId,
+          "FGATuples "
+              + h.holder()
+              + " still declares them, and they could not be handed to it for "
+              + TuplesPlanner.GIVE_UP.toMinutes()
+              + " minutes ("
+              + h.why()
+              + ")",
+          "not-handed/" + uid + "/" + h.holder());
+    }
     if (held.unknown > 0) {
       left(
           d,
@@ -137,6 +147,25 @@ final class TuplesDeletion {
           "unknown-holder/" + uid);
     }
     return d.release("tuples deleted; record handed to the garbage collector");
+  }
+
+  /** The Event of the tuples this pass deleted, if any. */
+  private static void deleted(TuplesDraft d, Ledger l, String storeId) {
+    if (!l.deleted.isEmpty()) {
+      d.emit(
+          TuplesReason.TuplesWritten,
+          "deleted "
+              + l.deleted.size()
+              + " tuples in store "
+              + storeId
+              + " (deletionPolicy Delete)",
+          "deleted/" + d.o.tuples().getMetadata().getUid() + "/" + d.o.now());
+    }
+  }
+
+  /** When the FGATuples was deleted (now, if it does not say). */
+  private static Instant deletedAt(TuplesDraft d) {
+    return Timestamps.parse(d.o.tuples().getMetadata().getDeletionTimestamp()).orElse(d.o.now());
   }
 
   /** A Warning: {@code n} tuples it created stay in the store, and why. */
@@ -174,8 +203,7 @@ final class TuplesDeletion {
    * Waits for the store; after {@link TuplesPlanner#GIVE_UP}, lets the tuples be, with a Warning.
    */
   private static TuplesPlan giveUpOrWait(TuplesDraft d, Record.Own own, String why) {
-    Instant since =
-        Timestamps.parse(d.o.tuples().getMetadata().getDeletionTimestamp()).orElse(d.o.now());
+    Instant since = deletedAt(d);
     boolean storeGone = d.o.store().isEmpty();
     if (!storeGone && d.o.now().isBefore(since.plus(TuplesPlanner.GIVE_UP))) {
       return d.waitOnly(TuplesPlanner.WAIT, "deleting tuples waits: " + why);

@@ -302,8 +302,12 @@ class TuplesScenarioTest {
                   .setTuples(List.of(new FGATuples.TupleSpec("user:other", "admin", "org:acme")));
               return t;
             });
-    inSyncWith("b", 1);
-    assertThat(api.tuples(storeId)).containsOnlyKeys("org:acme#admin@user:other");
+    await()
+        .atMost(WAIT)
+        .until(
+            () -> api.tuples(storeId).keySet(),
+            keys -> keys.equals(java.util.Set.of("org:acme#admin@user:other")));
+    assertThat(inSyncWith("b", 1).getPreExisting()).isZero();
   }
 
   @Test

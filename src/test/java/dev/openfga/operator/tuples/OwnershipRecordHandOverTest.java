@@ -146,9 +146,64 @@ class OwnershipRecordHandOverTest {
   }
 
   @Test
-  void aHolderThatIsGoneIsLookedAtAgain() {
-    assertThat(handOver(keys(U1))).isInstanceOf(TuplesAnswer.RecordChanged.class);
+  void aHolderThatIsGoneOrBeingDeletedIsNoHolder() {
+    assertThat(handOver(keys(U1)))
+        .isEqualTo(
+            new TuplesAnswer.HandOverLater("b-team", keys(U1), "it is gone or being deleted"));
     assertThat(read()).isNull();
+
+    FGATuples b = holder();
+    b.getMetadata().setFinalizers(java.util.List.of("fgatuples.openfga.dev/finalizer"));
+    cluster.client().resource(b).update();
+    cluster.client().resource(b).delete();
+    assertThat(
+            cluster
+                .client()
+                .resources(FGATuples.class)
+                .inNamespace(MockCluster.NS)
+                .withName("b-team")
+                .get()
+                .getMetadata()
+                .getDeletionTimestamp())
+        .isNotNull();
+    assertThat(handOver(keys(U1))).isInstanceOf(TuplesAnswer.HandOverLater.class);
+    assertThat(read()).isNull();
+  }
+
+  @Test
+  void aRecordHandedToTheCollectorIsNotWritten() {
+    FGATuples b = holder();
+    record()
+        .write(
+            b,
+            new TuplesStep.WriteRecord(
+                STORE, keys(U2), keys(), Optional.empty(), Optional.empty()));
+    assertThat(record().giveAway(b)).isInstanceOf(TuplesAnswer.RecordGivenAway.class);
+    String version = read().getMetadata().getResourceVersion();
+
+    assertThat(handOver(keys(U1)))
+        .isEqualTo(
+            new TuplesAnswer.HandOverLater(
+                "b-team", keys(U1), "its ownership record is handed to the garbage collector"));
+    assertThat(read().getMetadata().getResourceVersion()).isEqualTo(version);
+    assertThat(read().getMetadata().getOwnerReferences()).singleElement();
+  }
+
+  @Test
+  void aHolderTooFullIsRefused() {
+    FGATuples b = holder();
+    SortedSet<TupleKey> full = new TreeSet<>();
+    for (int i = 0; i < TuplesPlanner.MAX_TUPLES; i++) {
+      full.add(new TupleKey("org:acme", "admin", "user:f" + i));
+    }
+    record()
+        .write(
+            b, new TuplesStep.WriteRecord(STORE, full, keys(), Optional.empty(), Optional.empty()));
+
+    TuplesAnswer answer = handOver(keys(U1));
+
+    assertThat(((TuplesAnswer.HandOverRefused) answer).why())
+        .isEqualTo("its ownership record would list more than 20000 tuples");
   }
 
   private static FGATuples withUid(FGATuples t, String uid) {

@@ -510,7 +510,12 @@ class TuplesPlannerTest {
     assertThat(s.owned()).contains(shared);
     assertThat(held.status().orElseThrow().getHeld()).isEqualTo(1);
 
+    // held and unchanged: the next look asks nothing (its record lists written + held)
     t.setStatus(held.status().orElseThrow());
+    s.calls.clear();
+    s.drive(observed(t, 100, Map.of(shared, "other")));
+    assertThat(s.calls).isEmpty();
+
     t.getStatus().setVerifiedAt(Timestamps.format(NOW.minus(Duration.ofHours(1))));
     s.drive(observed(t)); // the other one let it go
 
@@ -945,26 +950,70 @@ class TuplesPlannerTest {
   }
 
   @Test
-  void aHolderWhoseRecordChangedIsLookedAtAgainBeforeTheRecordGoes() {
+  void aHolderThatIsGoingIsLookedAtAgainThenGivenUpAfterTenMinutes() {
     SimulatedStore s = new SimulatedStore();
-    FGATuples t = synced(s, 2);
+    FGATuples t = synced(s, 3);
     TupleKey u1 = key("org:acme", "admin", "user:u1");
     s.instead =
-        step -> step instanceof TuplesStep.HandOver ? new TuplesAnswer.RecordChanged() : null;
+        step ->
+            step instanceof TuplesStep.HandOver h
+                ? new TuplesAnswer.HandOverLater(h.holder(), h.keys(), "it is being deleted")
+                : null;
 
-    TuplesPlan.Done changed = s.drive(deleting(t, s, Map.of(u1, "b-team")));
+    TuplesPlan.Done later = s.drive(deleting(t, s, Map.of(u1, "b-team")));
 
-    assertThat(changed.removeFinalizer()).isFalse();
-    assertThat(changed.again()).isEqualTo(TuplesWrites.RECORD_CHANGED_AGAIN);
+    assertThat(later.removeFinalizer()).isFalse();
+    assertThat(later.again()).isEqualTo(TuplesPlanner.WAIT);
     assertThat(s.calls(TuplesStep.GiveRecordAway.class)).isEmpty();
+    // what this pass deleted is told now: the next one finds them gone
+    assertThat(events(later))
+        .containsExactly(
+            "TuplesWritten: deleted 2 tuples in store " + STORE + " (deletionPolicy Delete)");
 
-    // looked at again: b-team is being deleted too, so nobody declares it any more
-    s.instead = step -> null;
+    // still going ten minutes after the deletion: the tuple is left, with a Warning
+    t.getMetadata().setDeletionTimestamp(Timestamps.format(NOW.minus(TuplesPlanner.GIVE_UP)));
     s.calls.clear();
+    TuplesPlan.Done gaveUp = s.drive(deleting(t, s, Map.of(u1, "b-team")));
+    assertThat(gaveUp.removeFinalizer()).isTrue();
+    assertThat(s.tuples).containsOnlyKeys(u1);
+    assertThat(events(gaveUp))
+        .containsExactly(
+            "TuplesNotDeleted: 1 tuples this FGATuples created are left in store "
+                + STORE
+                + ": FGATuples b-team still declares them, and they could not be handed to it for"
+                + " 10 minutes (it is being deleted)");
+
+    // or looked at again in time, without b-team among the declarers: deleted here
+    t.getMetadata().setDeletionTimestamp(null);
+    s.instead = step -> null;
+    s.tuples.put(u1, new Tuple(u1, null, NOW));
     TuplesPlan.Done done = s.drive(deleting(t, s, Map.of()));
     assertThat(done.removeFinalizer()).isTrue();
     assertThat(s.tuples).isEmpty();
     assertThat(s.handed).isEmpty();
+  }
+
+  @Test
+  void aRecordOfAnotherStoreIsGivenAwayOnceAndNothingIsDeleted() {
+    SimulatedStore s = new SimulatedStore();
+    FGATuples t = synced(s, 2);
+    Record.Own own = (Record.Own) s.record;
+    s.record =
+        new Record.Own(
+            "01HVMMBCMGZNT3SED4Z17EOTHR",
+            own.owned(),
+            own.pending(),
+            own.pendingSince(),
+            own.uid(),
+            own.resourceVersion());
+
+    TuplesPlan.Done done = s.drive(deleting(t, s, Map.of()));
+
+    assertThat(done.removeFinalizer()).isTrue();
+    assertThat(s.calls)
+        .extracting(c -> c.getClass().getSimpleName())
+        .containsExactly("GiveRecordAway");
+    assertThat(s.tuples).hasSize(2);
   }
 
   @Test
