@@ -217,7 +217,9 @@ public final class TuplesReconciler implements Reconciler<FGATuples>, Cleaner<FG
       return keys;
     }
     String ns = t.getMetadata().getNamespace();
+    // the FGAStore of this one is read already: siblings naming it need no GET
     Map<String, Optional<String>> storeIds = new HashMap<>();
+    storeIds.put(t.getSpec().getStoreRef().getName(), Optional.of(storeId));
     boolean unread = false;
     List<FGATuples> siblings =
         c.getPrimaryCache()
