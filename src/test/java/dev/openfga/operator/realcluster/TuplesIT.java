@@ -222,15 +222,7 @@ class TuplesIT {
     // the application writes one tuple the FGATuples will declare, and one it never will
     TupleKey app = new TupleKey("document:app", "owner", "user:app");
     TupleKey foreign = new TupleKey("document:app", "viewer", "user:someone");
-    s.fga
-        .tuples()
-        .write(
-            storeId,
-            null,
-            List.of(Tuple.of(app, null), Tuple.of(foreign, null)),
-            List.of(),
-            false,
-            false);
+    applicationWrites(s, storeId, app, foreign);
     int before = changes(s, storeId).size();
     declared.add(spec(app));
     setTuples(name, declared);
@@ -433,16 +425,7 @@ class TuplesIT {
         s.proxy.before(
             storeId,
             body -> names(body.path("writes"), contested),
-            () ->
-                s.fga
-                    .tuples()
-                    .write(
-                        storeId,
-                        null,
-                        List.of(Tuple.of(contested, null)),
-                        List.of(),
-                        false,
-                        false));
+            () -> applicationWrites(s, storeId, contested));
     declared.add(spec(contested));
     declared.add(spec(plain));
     setTuples(name, declared);
@@ -629,15 +612,7 @@ class TuplesIT {
     String storeId = store(s, name, true);
     TupleKey app = new TupleKey("document:gone-app", "owner", "user:app");
     TupleKey foreign = new TupleKey("document:gone-app", "viewer", "user:app");
-    s.fga
-        .tuples()
-        .write(
-            storeId,
-            null,
-            List.of(Tuple.of(app, null), Tuple.of(foreign, null)),
-            List.of(),
-            false,
-            false);
+    applicationWrites(s, storeId, app, foreign);
     List<FGATuples.TupleSpec> declared = new ArrayList<>(many("gone", 4));
     declared.add(spec(app));
     declared.add(conditioned("user:carol", "document:gone-hours"));
@@ -1037,6 +1012,20 @@ class TuplesIT {
   }
 
   /** Every tuple of the store, read from OpenFGA directly. */
+  /** Tuples the application writes itself, straight to OpenFGA (no condition). */
+  private static void applicationWrites(Server s, String storeId, TupleKey... keys)
+      throws Exception {
+    s.fga
+        .tuples()
+        .write(
+            storeId,
+            null,
+            java.util.Arrays.stream(keys).map(k -> Tuple.of(k, null)).toList(),
+            List.of(),
+            false,
+            false);
+  }
+
   private static Map<TupleKey, Tuple> storeTuples(Server s, String storeId) throws Exception {
     Map<TupleKey, Tuple> all = new LinkedHashMap<>();
     String token = "";

@@ -133,6 +133,23 @@ class TuplesScenarioTest {
         .get();
   }
 
+  /** The status once its Ready condition matches {@code ready} (read once per check). */
+  private FGATuples.Status readyWhere(
+      String name, java.util.function.Predicate<io.fabric8.kubernetes.api.model.Condition> ready) {
+    return await()
+        .atMost(WAIT)
+        .until(
+            () -> {
+              FGATuples t = get(name);
+              return t == null ? null : t.getStatus();
+            },
+            s ->
+                s != null
+                    && Conditions.find(s.getConditions(), Conditions.READY)
+                        .map(ready::test)
+                        .orElse(false));
+  }
+
   private FGATuples.Status inSyncWith(String name, int written) {
     return await()
         .atMost(WAIT)
@@ -208,16 +225,7 @@ class TuplesScenarioTest {
     api.afterWrite = () -> api.writesDown = true;
 
     declare("base");
-    FGATuples.Status failed =
-        await()
-            .atMost(WAIT)
-            .until(
-                () -> get("base").getStatus(),
-                s ->
-                    s != null
-                        && Conditions.find(s.getConditions(), Conditions.READY)
-                            .map(c -> "OpenFGARequestFailed".equals(c.getReason()))
-                            .orElse(false));
+    FGATuples.Status failed = readyWhere("base", c -> "OpenFGARequestFailed".equals(c.getReason()));
     assertThat(failed.getWritten()).isEqualTo(100);
     assertThat(failed.getDesired()).isEqualTo(250);
     assertThat(api.tuples(storeId)).hasSize(100);
@@ -355,18 +363,10 @@ class TuplesScenarioTest {
     declare("base");
     // awaited rather than taken from the first status: the informer may still show the FGAStore
     // before its store was made, and the first look then says StoreNotReady
-    await()
-        .atMost(WAIT)
-        .until(
-            () -> get("base").getStatus(),
-            s ->
-                s != null
-                    && Conditions.find(s.getConditions(), Conditions.READY)
-                        .map(
-                            c ->
-                                ("ConfigMap " + MockCluster.NS + "/base-tuples does not exist")
-                                    .equals(c.getMessage()))
-                        .orElse(false));
+    readyWhere(
+        "base",
+        c ->
+            ("ConfigMap " + MockCluster.NS + "/base-tuples does not exist").equals(c.getMessage()));
 
     TestStores.create(cluster, "elsewhere", "x", "http://127.0.0.1:1");
     FGATuples t = new FGATuples();
@@ -375,14 +375,6 @@ class TuplesScenarioTest {
     t.getSpec().setStoreRef(new FGAStore.NameRef("elsewhere"));
     t.getSpec().setTuples(List.of(new FGATuples.TupleSpec("user:anne", "admin", "org:acme")));
     cluster.client().resources(FGATuples.class).inNamespace(MockCluster.NS).resource(t).create();
-    await()
-        .atMost(WAIT)
-        .until(
-            () -> get("other").getStatus(),
-            s ->
-                s != null
-                    && Conditions.find(s.getConditions(), Conditions.READY)
-                        .map(c -> "StoreNotReady".equals(c.getReason()))
-                        .orElse(false));
+    readyWhere("other", c -> "StoreNotReady".equals(c.getReason()));
   }
 }
